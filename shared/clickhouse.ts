@@ -1,0 +1,28 @@
+import { createClient, type ClickHouseClient, type ClickHouseClientConfigOptions } from '@clickhouse/client'
+import { createChdbConnection } from 'chdb/connection'
+import type { Config } from './config.js'
+
+export type { ClickHouseClient }
+
+/**
+ * The one way to reach ClickHouse: a server when CLICKHOUSE_URL is set, otherwise
+ * embedded chDB on CLICKHOUSE_PATH, both behind @clickhouse/client.
+ * 64-bit and wider integers are always quoted in JSON output (the server's default),
+ * so UInt256 amounts never pass through a JavaScript number.
+ */
+export function createClickHouse(config: Config['clickhouse']): ClickHouseClient {
+  const clickhouse_settings = { output_format_json_quote_64bit_integers: 1 as const }
+  if (config.mode === 'server') {
+    return createClient({
+      url: config.url,
+      username: config.user,
+      password: config.password,
+      clickhouse_settings,
+      request_timeout: 120_000,
+    })
+  }
+  // chdb types its Connection against its own copy of @clickhouse/client-common; the
+  // shapes are the same contract, only the declaration files differ.
+  const connection = createChdbConnection({ path: config.path }) as unknown as ClickHouseClientConfigOptions['connection']
+  return createClient({ connection, clickhouse_settings })
+}

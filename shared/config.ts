@@ -1,0 +1,98 @@
+import { z } from 'zod'
+
+const booleanFlag = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes')
+
+const identifier = z
+  .string()
+  .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a plain identifier (letters, digits, underscore)')
+
+/** The only reader of process.env. Everything else receives a typed Config. */
+const envSchema = z.object({
+  NODE_ENV: z.string().default('development'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+
+  CLICKHOUSE_URL: z.url().optional(),
+  CLICKHOUSE_USER: z.string().default('default'),
+  CLICKHOUSE_PASSWORD: z.string().default(''),
+  CLICKHOUSE_DATABASE: identifier.default('smart_money'),
+  CLICKHOUSE_PATH: z.string().min(1).default('./data/clickhouse'),
+
+  REDIS_URL: z.string().min(1).default('redis://127.0.0.1:6379'),
+  /** Prefix of every Redis key this service writes (BullMQ queues and caches). */
+  REDIS_PREFIX: z.string().min(1).regex(/^[^\s{}]+$/, 'must not contain spaces or braces').default('smartmoney'),
+  /** Start a private redis-server child when nothing answers at REDIS_URL (embedded mode only). */
+  REDIS_AUTOSTART: booleanFlag.default(true),
+  REDIS_DATA_DIR: z.string().min(1).default('./data/redis'),
+
+  SAMPLE_DATA: booleanFlag.default(true),
+
+  INGEST_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
+  INGEST_FLUSH_ROWS: z.coerce.number().int().min(1).default(50_000),
+  INGEST_FLUSH_MS: z.coerce.number().int().min(1).default(500),
+  INGEST_MAX_ATTEMPTS: z.coerce.number().int().min(1).default(10),
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).default(15_000),
+
+  INDICATORS_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  /** How long GET /technical-analysis waits for an on-demand computation. */
+  TA_ON_DEMAND_WAIT_MS: z.coerce.number().int().min(0).default(5_000),
+  /** Delay after each 4-hour boundary before the scheduled recompute runs. */
+  INDICATORS_SCHEDULE_DELAY_MS: z.coerce.number().int().min(0).default(60_000),
+})
+
+export type Env = z.input<typeof envSchema>
+
+export interface Config {
+  nodeEnv: string
+  port: number
+  logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent'
+  clickhouse:
+    | { mode: 'server'; url: string; user: string; password: string; database: string }
+    | { mode: 'embedded'; path: string; database: string }
+  redis: { url: string; prefix: string; autostart: boolean; dataDir: string }
+  sampleData: boolean
+  ingest: { concurrency: number; flushRows: number; flushMs: number; maxAttempts: number }
+  indicators: { concurrency: number; onDemandWaitMs: number; scheduleDelayMs: number }
+  shutdownTimeoutMs: number
+}
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const parsed = envSchema.safeParse(env)
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')
+    throw new ConfigError(`Invalid configuration: ${problems}`)
+  }
+  const e = parsed.data
+  return {
+    nodeEnv: e.NODE_ENV,
+    port: e.PORT,
+    logLevel: e.LOG_LEVEL,
+    clickhouse: e.CLICKHOUSE_URL
+      ? {
+          mode: 'server',
+          url: e.CLICKHOUSE_URL,
+          user: e.CLICKHOUSE_USER,
+          password: e.CLICKHOUSE_PASSWORD,
+          database: e.CLICKHOUSE_DATABASE,
+        }
+      : { mode: 'embedded', path: e.CLICKHOUSE_PATH, database: e.CLICKHOUSE_DATABASE },
+    redis: { url: e.REDIS_URL, prefix: e.REDIS_PREFIX, autostart: e.REDIS_AUTOSTART, dataDir: e.REDIS_DATA_DIR },
+    sampleData: e.SAMPLE_DATA,
+    ingest: {
+      concurrency: e.INGEST_CONCURRENCY,
+      flushRows: e.INGEST_FLUSH_ROWS,
+      flushMs: e.INGEST_FLUSH_MS,
+      maxAttempts: e.INGEST_MAX_ATTEMPTS,
+    },
+    indicators: {
+      concurrency: e.INDICATORS_CONCURRENCY,
+      onDemandWaitMs: e.TA_ON_DEMAND_WAIT_MS,
+      scheduleDelayMs: e.INDICATORS_SCHEDULE_DELAY_MS,
+    },
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+  }
+}

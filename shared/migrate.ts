@@ -1,0 +1,48 @@
+import type { ClickHouseClient } from './clickhouse.js'
+import type { Tables } from './tables.js'
+import { migrations as allMigrations } from './migrations/index.js'
+import type { Migration } from './migrations/migration.js'
+
+/**
+ * Applies, in order, every migration not yet recorded in the migrations table, and
+ * records each one. Returns the versions applied by this call (empty on a restart).
+ * Statements are idempotent, so two processes starting together cannot break the schema.
+ */
+export async function migrate(
+  client: ClickHouseClient,
+  tables: Tables,
+  migrations: readonly Migration[] = allMigrations,
+): Promise<number[]> {
+  await client.command({ query: `CREATE DATABASE IF NOT EXISTS ${tables.database}` })
+  await client.command({
+    query: `CREATE TABLE IF NOT EXISTS ${tables.migrations} (
+      version UInt32,
+      name String,
+      applied_at DateTime64(3, 'UTC')
+    ) ENGINE = ReplacingMergeTree ORDER BY version`,
+  })
+  const done = await appliedVersions(client, tables)
+  const applied: number[] = []
+  for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
+    if (done.has(migration.version)) continue
+    for (const statement of migration.statements(tables)) {
+      await client.command({ query: statement })
+    }
+    await client.insert({
+      table: tables.migrations,
+      values: [{ version: migration.version, name: migration.name, applied_at: Date.now() }],
+      format: 'JSONEachRow',
+    })
+    applied.push(migration.version)
+  }
+  return applied
+}
+
+export async function appliedVersions(client: ClickHouseClient, tables: Tables): Promise<Set<number>> {
+  const rs = await client.query({
+    query: `SELECT DISTINCT version FROM ${tables.migrations}`,
+    format: 'JSONEachRow',
+  })
+  const rows = await rs.json<{ version: number | string }>()
+  return new Set(rows.map((r) => Number(r.version)))
+}

@@ -1,0 +1,5 @@
+import type { Migration } from './migration.js'
+import { coreTables } from './001_core_tables.js'
+
+/** Every migration, in the order it applies. Add new ones at the end with the next version. */
+export const migrations: readonly Migration[] = [coreTables]

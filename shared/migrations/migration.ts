@@ -1,0 +1,9 @@
+import type { Tables } from '../tables.js'
+
+export interface Migration {
+  /** Strictly increasing; the order in which migrations apply. */
+  version: number
+  name: string
+  /** Idempotent DDL statements (IF NOT EXISTS), so a half-applied migration can be re-run. */
+  statements: (tables: Tables) => string[]
+}

@@ -1,0 +1,37 @@
+import type { RecordType } from './records.js'
+
+/**
+ * Every queue, job name and payload, declared once. Producers and workers both import
+ * this module, so a payload cannot drift between them. Queue keys live under the
+ * configured REDIS_PREFIX (BullMQ's `prefix` option).
+ */
+
+export const QueueNames = {
+  ingest: 'ingest-records',
+  indicators: 'indicators',
+} as const
+export type QueueName = (typeof QueueNames)[keyof typeof QueueNames]
+
+/** Ingest jobs are named by the record type they carry. */
+export type IngestJobName = RecordType
+
+export interface IngestJobData {
+  type: RecordType
+  /** Records as received; the worker validates each one. */
+  records: unknown[]
+  /** Where the records came from (a producer name or a backfill file), kept with dead letters. */
+  source: string
+}
+
+export const IndicatorJobNames = {
+  /** Scheduled after each 4-hour boundary: every token that has candles. */
+  recomputeAll: 'recompute-all',
+  /** On demand: one token. */
+  recomputeToken: 'recompute-token',
+} as const
+export type IndicatorJobName = (typeof IndicatorJobNames)[keyof typeof IndicatorJobNames]
+
+export interface IndicatorJobData {
+  'recompute-all': Record<string, never>
+  'recompute-token': { contract_address: string }
+}

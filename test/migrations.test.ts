@@ -1,0 +1,44 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { migrate, appliedVersions } from '../shared/migrate.js'
+import { migrations } from '../shared/migrations/index.js'
+import { createTestRuntime, type TestRuntime } from './support/runtime.js'
+
+describe('schema migrations', () => {
+  let rt: TestRuntime
+  beforeAll(async () => {
+    rt = await createTestRuntime()
+  })
+  afterAll(async () => {
+    await rt.cleanup()
+  })
+
+  it('were all applied and recorded at start-up', async () => {
+    const versions = await appliedVersions(rt.clickhouse, rt.tables)
+    expect([...versions].sort()).toEqual(migrations.map((m) => m.version).sort())
+  })
+
+  it('apply nothing twice: a second start changes nothing', async () => {
+    const rowsBefore = await migrationRows(rt)
+    expect(await migrate(rt.clickhouse, rt.tables)).toEqual([])
+    expect(await migrate(rt.clickhouse, rt.tables)).toEqual([])
+    expect(await migrationRows(rt)).toEqual(rowsBefore)
+  })
+
+  it('created every table', async () => {
+    const rs = await rt.clickhouse.query({
+      query: 'SELECT name FROM system.tables WHERE database = {db:String} ORDER BY name',
+      query_params: { db: rt.tables.database },
+      format: 'JSONEachRow',
+    })
+    const names = (await rs.json<{ name: string }>()).map((r) => r.name)
+    expect(names).toEqual(['dead_letters', 'holdings', 'prices', 'schema_migrations', 'swaps', 'tokens'])
+  })
+})
+
+async function migrationRows(rt: TestRuntime) {
+  const rs = await rt.clickhouse.query({
+    query: `SELECT version, name, applied_at FROM ${rt.tables.migrations} ORDER BY version`,
+    format: 'JSONEachRow',
+  })
+  return rs.json()
+}
