@@ -35,3 +35,17 @@ export interface IndicatorJobData {
   'recompute-all': Record<string, never>
   'recompute-token': { contract_address: string }
 }
+
+/** What an ingest job returns once its valid rows are durably in ClickHouse. */
+export interface IngestJobResult {
+  accepted: number
+  /** Records set aside in the dead-letter store with their reasons. */
+  rejected: number
+}
+
+/** What an indicator job returns: `written` tells whether a result is now cached. */
+export interface IndicatorJobResult {
+  written: number
+  /** For recompute-token when nothing was written: why (e.g. "the token has no candles"). */
+  reason?: string
+}
