@@ -1,0 +1,123 @@
+import { describe, expect, it } from 'vitest'
+import { computeIndicatorValues } from '../indicators/compute-indicators.js'
+import { latestMacd } from '../indicators/macd.js'
+import { latestPivots, pivotLevels } from '../indicators/pivots.js'
+import { latestRsi } from '../indicators/rsi.js'
+import { latestSma } from '../indicators/sma.js'
+import { expectClose, referenceVectors, type ReferenceFile } from './support/ta-reference.js'
+
+const reference: ReferenceFile = referenceVectors()
+
+describe('indicator math against the TA-Lib reference vectors', () => {
+  for (const vector of reference.vectors) {
+    it(`${vector.id}: every indicator agrees with TA-Lib`, () => {
+      const { closes, expected } = vector
+      expectClose(latestSma(closes, 50), expected.sma50)
+      expectClose(latestSma(closes, 100), expected.sma100)
+      expectClose(latestSma(closes, 200), expected.sma200)
+      expectClose(latestRsi(closes), expected.rsi14)
+      const macd = latestMacd(closes)
+      expectClose(macd?.macd ?? null, expected.macd)
+      expectClose(macd?.signal ?? null, expected.macdSignal)
+      expectClose(macd?.histogram ?? null, expected.macdHistogram)
+    })
+
+    it(`${vector.id}: each indicator is null one close before its first index, a number at it`, () => {
+      const first = vector.firstIndex
+      const cases: Array<[number | null, (c: number[]) => unknown]> = [
+        [first.sma50, (c) => latestSma(c, 50)],
+        [first.sma100, (c) => latestSma(c, 100)],
+        [first.sma200, (c) => latestSma(c, 200)],
+        [first.rsi14, (c) => latestRsi(c)],
+        [first.macd, (c) => latestMacd(c)],
+      ]
+      for (const [index, compute] of cases) {
+        if (index === null) continue
+        expect(compute(vector.closes.slice(0, index))).toBeNull()
+        expect(compute(vector.closes.slice(0, index + 1))).not.toBeNull()
+      }
+    })
+  }
+
+  it('the issue thresholds: ma200 needs 200 closes, rsi 15, macd 34', () => {
+    const closes = reference.vectors[0]!.closes
+    expect(latestSma(closes.slice(0, 199), 200)).toBeNull()
+    expect(latestSma(closes.slice(0, 200), 200)).toBeTypeOf('number')
+    expect(latestRsi(closes.slice(0, 14))).toBeNull()
+    expect(latestRsi(closes.slice(0, 15))).toBeTypeOf('number')
+    expect(latestMacd(closes.slice(0, 33))).toBeNull()
+    expect(latestMacd(closes.slice(0, 34))).not.toBeNull()
+  })
+})
+
+describe('degenerate series', () => {
+  it('no candles at all gives every indicator null, without NaN or a throw', () => {
+    expect(computeIndicatorValues([], [])).toEqual({
+      pivotPoints: null,
+      ma50: null,
+      ma100: null,
+      ma200: null,
+      rsi: null,
+      macd: null,
+    })
+  })
+
+  it('flat prices: rsi is null (no movement), the averages are the price, macd is zero', () => {
+    const closes = Array.from({ length: 250 }, () => 1.25)
+    const values = computeIndicatorValues(closes, [])
+    expect(values.rsi).toBeNull()
+    expect(values.ma50).toBe(1.25)
+    expect(values.ma200).toBe(1.25)
+    expect(values.macd).toEqual({ macd: 0, signal: 0, histogram: 0 })
+  })
+
+  it('a series that only rises has rsi 100, one that only falls rsi 0', () => {
+    const up = Array.from({ length: 30 }, (_, i) => 10 + i)
+    const down = Array.from({ length: 30 }, (_, i) => 100 - i)
+    expect(latestRsi(up)).toBe(100)
+    expect(latestRsi(down)).toBe(0)
+  })
+
+  it('a tiny-priced token that moves is not mistaken for a flat one', () => {
+    const closes = Array.from({ length: 30 }, (_, i) => 1e-12 * (1 + (i % 3) * 0.01))
+    const rsi = latestRsi(closes)
+    expect(rsi).not.toBeNull()
+    expect(Number.isFinite(rsi)).toBe(true)
+  })
+})
+
+describe('pivot points', () => {
+  for (const example of reference.pivotExamples) {
+    it(`hand-worked example H=${example.input.H} L=${example.input.L} C=${example.input.C}`, () => {
+      const levels = pivotLevels(example.input.H, example.input.L, example.input.C)
+      for (const name of ['P', 'R1', 'S1', 'R2', 'S2'] as const) expectClose(levels[name], example.expected[name])
+    })
+  }
+
+  it('take the last six closed candles: highest high, lowest low, last close, summed volume', () => {
+    const example = reference.pivotExamples[0]!
+    const { H, L, C } = example.input
+    const candles = [
+      { high: 999, low: 1, close: 500, volume: 1000 }, // a seventh, older candle: left out
+      { high: H - 1, low: L + 1, close: 104, volume: 1 },
+      { high: H, low: L + 2, close: 103, volume: 2 },
+      { high: H - 2, low: L, close: 102, volume: 3 },
+      { high: H - 3, low: L + 3, close: 101, volume: 4 },
+      { high: H - 4, low: L + 4, close: 100.5, volume: 5 },
+      { high: H - 5, low: L + 1, close: C, volume: 6 },
+    ]
+    const pivots = latestPivots(candles)
+    expect(pivots).toEqual({
+      keyLevel: example.expected.P,
+      Resistance1: example.expected.R1,
+      Support1: example.expected.S1,
+      Resistance2: example.expected.R2,
+      Support2: example.expected.S2,
+      dailyHigh: H,
+      dailyLow: L,
+      dailyClose: C,
+      volume24: 21,
+    })
+    expect(latestPivots(candles.slice(-5))).toBeNull()
+  })
+})
