@@ -1,0 +1,69 @@
+/**
+ * `npm run backfill -- --type swap FILE...`: reads record files and enqueues them for
+ * the ingest workers. Talks only to Redis, so it works beside a running service.
+ */
+import { loadConfig } from '../shared/config.js'
+import { parseBackfillArguments, usage, UsageError } from './backfill/arguments.js'
+import { FileProblem } from './backfill/open-file.js'
+import { formatCount } from './backfill/progress.js'
+import { assertRedisReachable, inspectFiles, runBackfill, type BackfillSummary } from './backfill/run-backfill.js'
+
+async function main(argv: string[]): Promise<number> {
+  let args
+  try {
+    args = parseBackfillArguments(argv)
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error
+    process.stderr.write(`backfill: ${error.message}\n\n${usage}\n`)
+    return 2
+  }
+  if (args === 'help') {
+    process.stdout.write(`${usage}\n`)
+    return 0
+  }
+  let files
+  try {
+    files = await inspectFiles(args)
+  } catch (error) {
+    if (!(error instanceof FileProblem)) throw error
+    process.stderr.write(`backfill: ${error.message}; nothing was enqueued\n`)
+    return 2
+  }
+  const config = loadConfig()
+  await assertRedisReachable(config.redis.url)
+  const summary = await runBackfill(args, files, config, process.stderr)
+  printSummary(summary, args.type)
+  return summary.outcome && summary.outcome.failed.length > 0 ? 1 : 0
+}
+
+function printSummary(summary: BackfillSummary, type: string): void {
+  const lines = [
+    `files: ${summary.files}`,
+    `records read: ${formatCount(summary.records)}`,
+    `jobs enqueued: ${formatCount(summary.jobs)}`,
+  ]
+  const outcome = summary.outcome
+  if (!outcome) {
+    lines.push('the ingest workers process the jobs in the background (add --wait to wait for the result)')
+  } else {
+    lines.push(`accepted: ${formatCount(outcome.accepted)}`)
+    lines.push(
+      `rejected: ${formatCount(outcome.rejected)}` +
+        (outcome.rejected > 0 ? ` (reasons: npm run dead-letters -- list --type ${type})` : ''),
+    )
+    if (outcome.vanished > 0) lines.push(`jobs removed before their result was read: ${outcome.vanished}`)
+    if (outcome.failed.length > 0) {
+      lines.push(`jobs failed permanently: ${outcome.failed.length}`)
+      for (const f of outcome.failed.slice(0, 10)) lines.push(`  job ${f.id}: ${f.reason}`)
+    }
+  }
+  process.stdout.write(`${lines.join('\n')}\n`)
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(`backfill: ${error instanceof Error ? error.message : String(error)}\n`)
+    process.exit(1)
+  },
+)

@@ -1,0 +1,106 @@
+import type { Config } from '../../shared/config.js'
+import { IngestProducer } from '../../shared/ingest-producer.js'
+import { createRedis } from '../../shared/redis.js'
+import type { BackfillArguments } from './arguments.js'
+import { BatchEnqueuer } from './batch-enqueuer.js'
+import { readCsv } from './csv-reader.js'
+import { JobWaiter, type WaitTotals } from './job-waiter.js'
+import { readNdjson } from './ndjson-reader.js'
+import { inspectFile, openFile, type BackfillFile } from './open-file.js'
+import { ProgressReporter, type ProgressOutput, type ProgressState } from './progress.js'
+import type { SourceRecord } from './source-record.js'
+
+export interface BackfillSummary {
+  files: number
+  records: number
+  jobs: number
+  /** Present with --wait. */
+  outcome?: WaitTotals
+}
+
+/** How many enqueue requests may be outstanding at once. */
+const MAX_IN_FLIGHT = 4
+
+/** Every file is checked before anything is enqueued; a problem throws FileProblem. */
+export async function inspectFiles(args: BackfillArguments): Promise<BackfillFile[]> {
+  return Promise.all(args.files.map((path) => inspectFile(path, args.format)))
+}
+
+export async function assertRedisReachable(url: string, timeoutMs = 5_000): Promise<void> {
+  const redis = createRedis(url, 'commands')
+  redis.on('error', () => undefined)
+  try {
+    let timer: NodeJS.Timeout | undefined
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`Redis at ${url} did not answer within ${timeoutMs} ms`)), timeoutMs)
+    })
+    await Promise.race([redis.ping(), timeout]).finally(() => clearTimeout(timer))
+  } finally {
+    redis.disconnect()
+  }
+}
+
+/** Reads the files, enqueues their records in batches, and with --wait waits for the workers. */
+export async function runBackfill(
+  args: BackfillArguments,
+  files: BackfillFile[],
+  config: Pick<Config, 'redis' | 'ingest'>,
+  output: ProgressOutput,
+): Promise<BackfillSummary> {
+  const producer = new IngestProducer(config)
+  const state: ProgressState = {
+    phase: 'reading',
+    bytesRead: 0,
+    totalBytes: files.reduce((sum, f) => sum + f.size, 0),
+    records: 0,
+    jobsEnqueued: 0,
+    jobsFinished: 0,
+    accepted: 0,
+    rejected: 0,
+  }
+  let bytesBefore = 0
+  let currentBytes = () => 0
+  let enqueuer: BatchEnqueuer | undefined
+  let recordsBefore = 0
+  let waiter: JobWaiter | undefined
+  const progress = new ProgressReporter(output, () => {
+    state.bytesRead = bytesBefore + currentBytes()
+    if (enqueuer) state.records = recordsBefore + enqueuer.records
+    if (waiter) {
+      state.jobsFinished = waiter.totals.finished
+      state.accepted = waiter.totals.accepted
+      state.rejected = waiter.totals.rejected
+    }
+    return state
+  })
+  progress.start()
+  const jobIds: string[] = []
+  try {
+    for (const file of files) {
+      const opened = openFile(file)
+      currentBytes = opened.bytesRead
+      enqueuer = new BatchEnqueuer(producer, args.type, file.path, args.batchSize, MAX_IN_FLIGHT)
+      const records: AsyncGenerator<SourceRecord> =
+        file.format === 'csv' ? readCsv(opened.content) : readNdjson(opened.content)
+      for await (const record of records) await enqueuer.add(record)
+      await enqueuer.finish()
+      jobIds.push(...enqueuer.jobIds)
+      recordsBefore += enqueuer.records
+      enqueuer = undefined
+      bytesBefore += file.size
+      currentBytes = () => 0
+    }
+    state.records = recordsBefore
+    state.jobsEnqueued = jobIds.length
+    const summary: BackfillSummary = { files: files.length, records: recordsBefore, jobs: jobIds.length }
+    if (args.wait) {
+      state.phase = 'waiting'
+      waiter = new JobWaiter(producer.queue, jobIds)
+      summary.outcome = await waiter.waitAll()
+    }
+    return summary
+  } finally {
+    progress.stop()
+    await producer.close()
+  }
+}
