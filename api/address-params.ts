@@ -1,0 +1,25 @@
+import { badRequest } from './http-error.js'
+
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/
+const TX_HASH = /^0x[0-9a-fA-F]{64}$/
+
+export function isAddress(value: string): boolean {
+  return ADDRESS.test(value)
+}
+
+/** An address in any case (EIP-55 or lower), returned in lower case; anything else is a 400. */
+export function parseAddress(value: string | undefined, name: string): string {
+  if (value === undefined || value === '') throw badRequest(`${name} is required`)
+  if (!ADDRESS.test(value)) {
+    throw badRequest(`${name} must be "0x" followed by 40 hexadecimal characters (got "${value}")`)
+  }
+  return value.toLowerCase()
+}
+
+/** A transaction hash in any case, returned in lower case; anything else is a 400. */
+export function parseTxHash(value: string, name: string): string {
+  if (!TX_HASH.test(value)) {
+    throw badRequest(`${name} must be "0x" followed by 64 hexadecimal characters (got "${value}")`)
+  }
+  return value.toLowerCase()
+}

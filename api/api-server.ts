@@ -1,0 +1,59 @@
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { createRedis } from '../shared/redis.js'
+import type { Runtime } from '../shared/runtime.js'
+import { createApp } from './app.js'
+import { QueueOnDemandComputation } from './technical-analysis-on-demand.js'
+
+export interface ApiServer {
+  server: Server
+  port: number
+  /** Stops taking requests, lets those in flight finish, then closes the Redis connections. */
+  close(): Promise<void>
+}
+
+/** The API with the connections it owns, listening on `port` (0: any free port). */
+export async function startApiServer(runtime: Runtime, port: number, host?: string): Promise<ApiServer> {
+  const { config, logger } = runtime
+  const redis = createRedis(config.redis.url, 'commands')
+  let redisDown = false
+  redis.on('error', (err: Error) => {
+    // Logged once per outage: ioredis retries in the background and would repeat it.
+    if (!redisDown) logger.warn('redis unavailable', { err })
+    redisDown = true
+  })
+  redis.on('ready', () => {
+    redisDown = false
+  })
+  const onDemand = new QueueOnDemandComputation(config.redis, config.indicators.onDemandWaitMs, logger)
+  const app = createApp({
+    clickhouse: runtime.clickhouse,
+    tables: runtime.tables,
+    logger,
+    redis,
+    redisPrefix: config.redis.prefix,
+    onDemand,
+  })
+  const server = createServer(app)
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    const listening = () => {
+      server.off('error', reject)
+      resolve()
+    }
+    if (host === undefined) server.listen(port, listening)
+    else server.listen(port, host, listening)
+  })
+  return {
+    server,
+    port: (server.address() as AddressInfo).port,
+    async close() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve())
+        server.closeIdleConnections()
+      })
+      await onDemand.close()
+      redis.disconnect()
+    },
+  }
+}

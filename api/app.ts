@@ -1,0 +1,44 @@
+import express, { type Express } from 'express'
+import type { ClickHouseClient } from '../shared/clickhouse.js'
+import type { Logger } from '../shared/logger.js'
+import type { Redis } from '../shared/redis.js'
+import type { Tables } from '../shared/tables.js'
+import { errorResponder, unknownRoute } from './error-handling.js'
+import { HoldingsRepository } from './holdings-repository.js'
+import { holdingsRouter } from './holdings-routes.js'
+import { SwapsRepository } from './swaps-repository.js'
+import { swapsRouter } from './swaps-routes.js'
+import type { OnDemandComputation } from './technical-analysis-on-demand.js'
+import { technicalAnalysisRouter } from './technical-analysis-routes.js'
+import { TokensRepository } from './tokens-repository.js'
+import { tokensRouter } from './tokens-routes.js'
+
+export interface ApiDeps {
+  clickhouse: ClickHouseClient
+  tables: Tables
+  logger: Logger
+  /** A request/response connection (bounded retries), for the cached indicator results. */
+  redis: Redis
+  redisPrefix: string
+  onDemand: OnDemandComputation
+}
+
+/** The read API: every endpoint of section 4, JSON errors everywhere else. */
+export function createApp(deps: ApiDeps): Express {
+  const tokens = new TokensRepository(deps.clickhouse, deps.tables)
+  const holdings = new HoldingsRepository(deps.clickhouse, deps.tables)
+  const swaps = new SwapsRepository(deps.clickhouse, deps.tables)
+
+  const app = express()
+  app.disable('x-powered-by')
+  app.set('etag', false)
+  // GET /technical-analysis also takes its parameters as a JSON body.
+  app.use(express.json({ limit: '16kb' }))
+  app.use(tokensRouter(tokens))
+  app.use(holdingsRouter(holdings, tokens))
+  app.use(swapsRouter(swaps, tokens))
+  app.use(technicalAnalysisRouter({ tokens, redis: deps.redis, redisPrefix: deps.redisPrefix, onDemand: deps.onDemand }))
+  app.use(unknownRoute)
+  app.use(errorResponder(deps.logger))
+  return app
+}

@@ -1,0 +1,16 @@
+import type { Response } from 'express'
+import type { Pagination } from './pagination.js'
+
+/** Section 2.1 of the interface: a single object as `result`. */
+export function sendResult(res: Response, result: unknown): void {
+  res.json({ status: 'success', result })
+}
+
+/** Section 2.1 and 8: a page of records as `result`, with the exact total. */
+export function sendPage(res: Response, result: unknown[], pagination: Pagination): void {
+  res.json({
+    status: 'success',
+    result,
+    pagination: { total: pagination.total, limit: pagination.limit, offset: pagination.offset },
+  })
+}

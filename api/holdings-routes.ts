@@ -1,0 +1,42 @@
+import { Router } from 'express'
+import { parseHoldingId } from '../shared/ids.js'
+import { parseAddress } from './address-params.js'
+import { sendPage, sendResult } from './envelope.js'
+import { badRequest, notFound } from './http-error.js'
+import type { HoldingsRepository } from './holdings-repository.js'
+import { parsePage } from './pagination.js'
+import type { TokensRepository } from './tokens-repository.js'
+
+export function holdingsRouter(holdings: HoldingsRepository, tokens: TokensRepository): Router {
+  const router = Router()
+
+  router.get('/holdings', async (req, res) => {
+    const page = parsePage(req)
+    const { holdings: result, total } = await holdings.list(page)
+    sendPage(res, result, { ...page, total })
+  })
+
+  router.get('/holdings/token/:contract_address', async (req, res) => {
+    const address = parseAddress(req.params.contract_address, 'contract_address')
+    const page = parsePage(req)
+    const { holdings: result, total } = await holdings.list(page, address)
+    // A token is known by its metadata or by holdings of it (metadata may come later).
+    if (total === 0 && (await tokens.findByAddress(address)) === null) {
+      throw notFound(`No token with contract address ${address}`)
+    }
+    sendPage(res, result, { ...page, total })
+  })
+
+  router.get('/holdings/:id', async (req, res) => {
+    const id = req.params.id
+    const key = parseHoldingId(id)
+    if (key === null) {
+      throw badRequest(`id must be a holding id: "<wallet address>-<token contract address>" (got "${id}")`)
+    }
+    const holding = await holdings.find(key.walletAddress, key.contractAddress)
+    if (holding === null) throw notFound(`No holding with id ${key.walletAddress}-${key.contractAddress}`)
+    sendResult(res, holding)
+  })
+
+  return router
+}

@@ -1,0 +1,139 @@
+import { createHash } from 'node:crypto'
+import type { Runtime } from '../../shared/runtime.js'
+
+/**
+ * Rows written straight into the ClickHouse tables, with sensible defaults, for tests
+ * that need data without going through the ingestion queue. Columns follow
+ * shared/migrations/001_core_tables.ts; addresses and hashes are stored in lower case,
+ * so the factories lower-case them as ingestion does.
+ */
+
+/** A deterministic lower-case address for a label ("wallet-1", "weth"...). */
+export function addressFor(label: string): string {
+  return `0x${createHash('sha256').update(`address:${label}`).digest('hex').slice(0, 40)}`
+}
+
+/** A deterministic lower-case transaction hash for a label. */
+export function hashFor(label: string): string {
+  return `0x${createHash('sha256').update(`hash:${label}`).digest('hex')}`
+}
+
+/** An EIP-55-like mixed-case spelling of an address (the case pattern is not a real checksum). */
+export function mixedCase(address: string): string {
+  return '0x' + [...address.slice(2)].map((c, i) => (i % 2 === 0 ? c.toUpperCase() : c)).join('')
+}
+
+export interface TokenRowInput {
+  contract_address: string
+  /** Defaults to '' (no producer id: the API derives it from the address). */
+  id?: string
+  chain_id?: number
+  name?: string
+  symbol?: string
+  decimals?: number
+  /** ms since the epoch; the version of the row (the latest wins). */
+  updated_at?: number
+}
+
+export interface SwapRowInput {
+  hash: string
+  timestamp: number
+  wallet_address?: string
+  token_sold_address?: string
+  token_sold_amount?: string
+  token_bought_address?: string
+  token_bought_amount?: string
+  chain_id?: number
+  block_number?: number
+  value_usd?: number | null
+  dex?: string | null
+  ingested_at?: number
+}
+
+export interface HoldingRowInput {
+  wallet_address: string
+  contract_address: string
+  balance_raw?: string
+  value_usd?: number | null
+  as_of?: number
+}
+
+export interface PriceRowInput {
+  contract_address: string
+  timestamp: number
+  price_usd: number
+  volume_usd?: number | null
+  ingested_at?: number
+}
+
+const lower = (s: string) => s.toLowerCase()
+
+async function insert(runtime: Runtime, table: string, values: Record<string, unknown>[]): Promise<void> {
+  if (values.length === 0) return
+  await runtime.clickhouse.insert({ table, values, format: 'JSONEachRow' })
+}
+
+export async function insertTokens(runtime: Runtime, rows: TokenRowInput[]): Promise<void> {
+  await insert(
+    runtime,
+    runtime.tables.tokens,
+    rows.map((r) => ({
+      contract_address: lower(r.contract_address),
+      id: r.id ?? '',
+      chain_id: r.chain_id ?? 1,
+      name: r.name ?? 'Test Token',
+      symbol: r.symbol ?? 'TEST',
+      decimals: r.decimals ?? 18,
+      updated_at: r.updated_at ?? Date.now(),
+    })),
+  )
+}
+
+export async function insertSwaps(runtime: Runtime, rows: SwapRowInput[]): Promise<void> {
+  await insert(
+    runtime,
+    runtime.tables.swaps,
+    rows.map((r) => ({
+      chain_id: r.chain_id ?? 1,
+      hash: lower(r.hash),
+      block_number: r.block_number ?? 19_000_000,
+      timestamp: r.timestamp,
+      wallet_address: lower(r.wallet_address ?? addressFor('wallet-default')),
+      token_sold_address: lower(r.token_sold_address ?? addressFor('token-sold-default')),
+      token_sold_amount: r.token_sold_amount ?? '1000000000000000000',
+      token_bought_address: lower(r.token_bought_address ?? addressFor('token-bought-default')),
+      token_bought_amount: r.token_bought_amount ?? '2000000',
+      value_usd: r.value_usd === undefined ? 100 : r.value_usd,
+      dex: r.dex === undefined ? 'uniswap-v3' : r.dex,
+      ingested_at: r.ingested_at ?? Date.now(),
+    })),
+  )
+}
+
+export async function insertHoldings(runtime: Runtime, rows: HoldingRowInput[]): Promise<void> {
+  await insert(
+    runtime,
+    runtime.tables.holdings,
+    rows.map((r) => ({
+      wallet_address: lower(r.wallet_address),
+      contract_address: lower(r.contract_address),
+      balance_raw: r.balance_raw ?? '1000000000000000000',
+      value_usd: r.value_usd === undefined ? 100 : r.value_usd,
+      as_of: r.as_of ?? Date.now(),
+    })),
+  )
+}
+
+export async function insertPrices(runtime: Runtime, rows: PriceRowInput[]): Promise<void> {
+  await insert(
+    runtime,
+    runtime.tables.prices,
+    rows.map((r) => ({
+      contract_address: lower(r.contract_address),
+      timestamp: r.timestamp,
+      price_usd: r.price_usd,
+      volume_usd: r.volume_usd ?? null,
+      ingested_at: r.ingested_at ?? Date.now(),
+    })),
+  )
+}
