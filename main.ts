@@ -5,6 +5,9 @@
 import { loadConfig } from './shared/config.js'
 import { runRoles } from './shared/run-roles.js'
 import { startApiRole } from './api/role.js'
+import { loadSampleDataOnFirstStart } from './ingest/sample-data/load-sample-data.js'
 
 const config = loadConfig()
-await runRoles(config, 'all', [startApiRole])
+const runtime = await runRoles(config, 'all', [startApiRole])
+// After the roles are up; embedded mode only, and only into an empty store.
+await loadSampleDataOnFirstStart(runtime)

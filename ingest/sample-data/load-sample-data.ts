@@ -1,4 +1,4 @@
-import type { IngestProducer } from '../../shared/ingest-producer.js'
+import { IngestProducer } from '../../shared/ingest-producer.js'
 import type { RecordType } from '../../shared/records.js'
 import type { Runtime } from '../../shared/runtime.js'
 import { buildSampleDataset, type SampleDataset, type SampleOptions } from './sample-dataset.js'
@@ -63,4 +63,23 @@ export async function loadSampleDataIfEmpty(
   if (!config.sampleData || config.clickhouse.mode !== 'embedded') return null
   if (!(await storeIsEmpty(runtime))) return null
   return enqueueSampleData(producer, buildSampleDataset(options))
+}
+
+/** What `npm start` calls once its roles are up: loads the sample if due, logs what was enqueued. */
+export async function loadSampleDataOnFirstStart(runtime: Runtime): Promise<SampleLoadResult | null> {
+  if (!runtime.config.sampleData || runtime.config.clickhouse.mode !== 'embedded') return null
+  const producer = new IngestProducer(runtime.config)
+  try {
+    const loaded = await loadSampleDataIfEmpty(runtime, producer)
+    if (loaded) {
+      const { jobIds, ...counts } = loaded
+      runtime.logger.info('empty store: enqueued the sample dataset (SAMPLE_DATA=false turns this off)', {
+        ...counts,
+        jobs: jobIds.length,
+      })
+    }
+    return loaded
+  } finally {
+    await producer.close()
+  }
 }
