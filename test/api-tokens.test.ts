@@ -1,23 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { addressFor, insertTokens, mixedCase } from './support/factories.js'
 import { getJson, startTestApi, type TestApi } from './support/http.js'
+import { pageThrough } from './support/paging.js'
 import { createTestRuntime, type TestRuntime } from './support/runtime.js'
-
-/** Pages through a list endpoint with `limit` and returns every record and each page's total. */
-async function pageThrough(url: string, limit: number): Promise<{ records: any[]; totals: number[] }> {
-  const records: any[] = []
-  const totals: number[] = []
-  for (let offset = 0; ; offset += limit) {
-    const sep = url.includes('?') ? '&' : '?'
-    const { status, body } = await getJson(`${url}${sep}limit=${limit}&offset=${offset}`)
-    expect(status).toBe(200)
-    expect(body.pagination).toEqual({ total: body.pagination.total, limit, offset })
-    totals.push(body.pagination.total)
-    records.push(...body.result)
-    if (body.result.length < limit) break
-  }
-  return { records, totals }
-}
 
 describe('GET /tokens', () => {
   let rt: TestRuntime
