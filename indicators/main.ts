@@ -1,0 +1,6 @@
+/** `npm run start:indicators`: the indicator engine alone (server mode). */
+import { loadConfig } from '../shared/config.js'
+import { runRoles } from '../shared/run-roles.js'
+import { startIndicatorsRole } from './role.js'
+
+await runRoles(loadConfig(), 'indicators', [startIndicatorsRole])

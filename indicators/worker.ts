@@ -1,0 +1,52 @@
+import { Worker, type Job } from 'bullmq'
+import type { Config } from '../shared/config.js'
+import type { Logger } from '../shared/logger.js'
+import {
+  IndicatorJobNames,
+  QueueNames,
+  type IndicatorJobData,
+  type IndicatorJobName,
+  type IndicatorJobResult,
+} from '../shared/queues.js'
+import { address } from '../shared/records.js'
+import type { Redis } from '../shared/redis.js'
+import type { IndicatorEngine } from './engine.js'
+import type { IndicatorJobPayload } from './indicator-queue.js'
+
+/** The worker of the indicators queue: recompute-all (scheduled) and recompute-token (on demand). */
+export function startIndicatorsWorker(
+  engine: IndicatorEngine,
+  redis: Config['redis'],
+  connection: Redis,
+  concurrency: number,
+  logger: Logger,
+): Worker<IndicatorJobPayload, IndicatorJobResult, IndicatorJobName> {
+  const worker = new Worker<IndicatorJobPayload, IndicatorJobResult, IndicatorJobName>(
+    QueueNames.indicators,
+    async (job) => process(engine, job, logger),
+    { connection, prefix: redis.prefix, concurrency },
+  )
+  worker.on('failed', (job, err) => logger.warn('indicator job failed', { job: job?.name, id: job?.id, err }))
+  worker.on('error', (err) => logger.error('indicators worker error', { err }))
+  return worker
+}
+
+async function process(
+  engine: IndicatorEngine,
+  job: Job<IndicatorJobPayload, IndicatorJobResult, IndicatorJobName>,
+  logger: Logger,
+): Promise<IndicatorJobResult> {
+  if (job.name === IndicatorJobNames.recomputeAll) {
+    const started = Date.now()
+    const result = await engine.recomputeAll()
+    logger.info('recomputed all tokens', { ...result, ms: Date.now() - started })
+    return { written: result.written }
+  }
+  if (job.name === IndicatorJobNames.recomputeToken) {
+    const data = job.data as IndicatorJobData['recompute-token']
+    const parsed = address.safeParse(data.contract_address)
+    if (!parsed.success) return { written: 0, reason: `contract_address ${String(data.contract_address)} is not an address` }
+    return engine.recomputeToken(parsed.data)
+  }
+  throw new Error(`unknown indicator job ${String(job.name)}`)
+}
