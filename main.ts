@@ -5,9 +5,12 @@
 import { loadConfig } from './shared/config.js'
 import { runRoles } from './shared/run-roles.js'
 import { startApiRole } from './api/role.js'
+import { startIndicatorsRole } from './indicators/role.js'
+import { recomputeAllAfterIngestJobs } from './indicators/recompute-after-ingest.js'
 import { loadSampleDataOnFirstStart } from './ingest/sample-data/load-sample-data.js'
 
 const config = loadConfig()
-const runtime = await runRoles(config, 'all', [startApiRole])
+const runtime = await runRoles(config, 'all', [startApiRole, startIndicatorsRole])
 // After the roles are up; embedded mode only, and only into an empty store.
-await loadSampleDataOnFirstStart(runtime)
+const sample = await loadSampleDataOnFirstStart(runtime)
+if (sample) void recomputeAllAfterIngestJobs(runtime, sample.jobIds)
