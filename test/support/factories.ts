@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { Runtime } from '../../shared/runtime.js'
+import type { TechnicalAnalysis } from '../../shared/technical-analysis.js'
 
 /**
  * Rows written straight into the ClickHouse tables, with sensible defaults, for tests
@@ -136,4 +137,43 @@ export async function insertPrices(runtime: Runtime, rows: PriceRowInput[]): Pro
       ingested_at: r.ingested_at ?? Date.now(),
     })),
   )
+}
+
+/** A complete cached indicator result (shared/technical-analysis.ts) for one token. */
+export function sampleTechnicalAnalysis(token: {
+  contractAddress: string
+  id?: string
+  name?: string | null
+  symbol?: string | null
+  decimals?: number | null
+}): TechnicalAnalysis {
+  const contractAddress = token.contractAddress.toLowerCase()
+  return {
+    pivotPoints: {
+      keyLevel: 101.5,
+      Resistance1: 103,
+      Support1: 100,
+      Resistance2: 104.5,
+      Support2: 98.5,
+      dailyHigh: 103,
+      dailyLow: 100,
+      dailyClose: 101.5,
+      volume24: 123456.78,
+    },
+    ma50: 99.25,
+    ma100: 98.125,
+    ma200: null,
+    rsi: 55.123456789,
+    macd: { macd: 0.5, signal: 0.25, histogram: 0.25 },
+    timestamp: '2025-02-01T04:01:00.000Z',
+    token: {
+      id: token.id ?? contractAddress,
+      name: token.name === undefined ? 'Test Token' : token.name,
+      symbol: token.symbol === undefined ? 'TEST' : token.symbol,
+      decimals: token.decimals === undefined ? 18 : token.decimals,
+      contractAddress,
+    },
+    candleTime: Date.UTC(2025, 1, 1, 0),
+    candleCount: 180,
+  }
 }
