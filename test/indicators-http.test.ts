@@ -1,0 +1,126 @@
+import { Queue } from 'bullmq'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { CANDLE_MS, lastClosedCandleStart } from '../shared/candles.js'
+import { IndicatorJobNames, QueueNames } from '../shared/queues.js'
+import { createRedis, type Redis } from '../shared/redis.js'
+import type { RunningRole } from '../shared/runtime.js'
+import { technicalAnalysisKey } from '../shared/technical-analysis.js'
+import { IndicatorEngine } from '../indicators/engine.js'
+import { startIndicatorsRole } from '../indicators/role.js'
+import { getJson, startTestApi, type TestApi } from './support/http.js'
+import { addressOf, insertPrices, insertTokens } from './support/market-rows.js'
+import { createTestRuntime, type TestRuntime } from './support/runtime.js'
+import { expectClose, referenceVectors } from './support/ta-reference.js'
+
+const reference = referenceVectors()
+const SCHEDULE_DELAY_MS = 90_000
+
+function closesAsPrices(address: string, closes: number[], now: number) {
+  const end = lastClosedCandleStart(now)
+  return closes.map((price, i) => ({ address, time: end - (closes.length - 1 - i) * CANDLE_MS + 60_000, price, volume: 1 }))
+}
+
+async function until(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('timed out waiting')
+    await new Promise((r) => setTimeout(r, 50))
+  }
+}
+
+describe('indicator engine behind GET /technical-analysis', () => {
+  let rt: TestRuntime
+  let redis: Redis
+  let api: TestApi
+  let queue: Queue
+  const roles: RunningRole[] = []
+
+  beforeAll(async () => {
+    rt = await createTestRuntime({ INDICATORS_SCHEDULE_DELAY_MS: String(SCHEDULE_DELAY_MS) })
+    redis = createRedis(rt.config.redis.url)
+    queue = new Queue(QueueNames.indicators, { connection: createRedis(rt.config.redis.url, 'bullmq'), prefix: rt.config.redis.prefix })
+    api = await startTestApi(rt, { onDemandWaitMs: 10_000 })
+  })
+  afterAll(async () => {
+    for (const role of roles.reverse()) await role.stop()
+    await api.close()
+    await queue.close()
+    redis.disconnect()
+    await rt.cleanup()
+  })
+
+  it('serves the TA-Lib values of every reference vector over HTTP', async () => {
+    const now = Date.now()
+    const tokens = reference.vectors.map((v, i) => ({ vector: v, address: addressOf(500 + i) }))
+    await insertTokens(rt, tokens.map((t) => ({ address: t.address, decimals: 8, symbol: t.vector.id })))
+    for (const t of tokens) await insertPrices(rt, closesAsPrices(t.address, t.vector.closes, now))
+    const engine = new IndicatorEngine({ clickhouse: rt.clickhouse, tables: rt.tables, redis, redisPrefix: rt.config.redis.prefix, logger: rt.logger })
+    expect((await engine.recomputeAll(now)).written).toBe(tokens.length)
+    for (const { vector, address } of tokens) {
+      const res = await getJson(`${api.baseUrl}/technical-analysis?contract_address=${address}`)
+      expect(res.status).toBe(200)
+      expect(res.body.status).toBe('success')
+      const r = res.body.result
+      expectClose(r.ma50, vector.expected.sma50)
+      expectClose(r.ma100, vector.expected.sma100)
+      expectClose(r.ma200, vector.expected.sma200)
+      expectClose(r.rsi, vector.expected.rsi14)
+      expectClose(r.macd.macd, vector.expected.macd)
+      expectClose(r.macd.signal, vector.expected.macdSignal)
+      expectClose(r.macd.histogram, vector.expected.macdHistogram)
+      expect(r.timestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
+      expect(r.token).toEqual({ id: address, name: vector.id, symbol: vector.id, decimals: 8, contractAddress: address })
+    }
+  })
+
+  it('the scheduler exists once, however many engines start, and fires after each 4-hour boundary', async () => {
+    roles.push(await startIndicatorsRole(rt))
+    roles.push(await startIndicatorsRole(rt)) // a restart, or a second engine process
+    const schedulers = await queue.getJobSchedulers()
+    expect(schedulers).toHaveLength(1)
+    expect(schedulers[0]).toMatchObject({ name: IndicatorJobNames.recomputeAll, every: CANDLE_MS })
+    expect(schedulers[0]!.next! % CANDLE_MS).toBe(SCHEDULE_DELAY_MS)
+    expect(schedulers[0]!.next!).toBeGreaterThan(Date.now())
+    const delayed = (await queue.getDelayed()).filter((j) => j.name === IndicatorJobNames.recomputeAll)
+    expect(delayed).toHaveLength(1)
+  })
+
+  it('on demand: no cached result → a recompute-token job → the result', async () => {
+    // The engines started above ran their start-up recompute-all: wait until they are idle.
+    await until(async () => {
+      const counts = await queue.getJobCounts('waiting', 'active', 'prioritized')
+      return counts.waiting + counts.active + counts.prioritized === 0
+    })
+    const address = addressOf(600)
+    await insertTokens(rt, [{ address, decimals: 18, symbol: 'ODM' }])
+    const vector = reference.vectors[1]!
+    await insertPrices(rt, closesAsPrices(address, vector.closes, Date.now()))
+    expect(await redis.exists(technicalAnalysisKey(rt.config.redis.prefix, address))).toBe(0)
+    const res = await getJson(`${api.baseUrl}/technical-analysis?contract_address=${address}`)
+    expect(res.status).toBe(200)
+    expectClose(res.body.result.ma200, vector.expected.sma200)
+    expectClose(res.body.result.macd.macd, vector.expected.macd)
+    const completed = await queue.getCompleted()
+    expect(completed.some((j) => j.name === IndicatorJobNames.recomputeToken && j.data.contract_address === address)).toBe(true)
+  })
+
+  it('a known token without candles: 404 saying why', async () => {
+    const address = addressOf(601)
+    await insertTokens(rt, [{ address, decimals: 18 }])
+    const res = await getJson(`${api.baseUrl}/technical-analysis?contract_address=${address}`)
+    expect(res.status).toBe(404)
+    expect(res.body).toEqual({ status: 'error', message: expect.stringContaining('no closed 4-hour candles') })
+  })
+
+  it('a Redis failure gives the 500 of section 7', async () => {
+    const broken = await startTestApi(rt, { redisUrl: 'redis://127.0.0.1:1' })
+    try {
+      const res = await getJson(`${broken.baseUrl}/technical-analysis?contract_address=${addressOf(500)}`)
+      expect(res.status).toBe(500)
+      expect(res.body.status).toBe('error')
+      expect(res.body.message).toMatch(/^Error fetching technical analysis data: .+/)
+    } finally {
+      await broken.close()
+    }
+  })
+})
