@@ -4,13 +4,26 @@
  */
 import { loadConfig } from './shared/config.js'
 import { runRoles } from './shared/run-roles.js'
+import { createLogger } from './shared/logger.js'
+import { ensureLocalRedis, RedisUnavailableError } from './shared/redis-bootstrap.js'
+import { startIngestRole } from './ingest/role.js'
 import { startApiRole } from './api/role.js'
 import { startIndicatorsRole } from './indicators/role.js'
 import { recomputeAllAfterIngestJobs } from './indicators/recompute-after-ingest.js'
 import { loadSampleDataOnFirstStart } from './ingest/sample-data/load-sample-data.js'
 
 const config = loadConfig()
-const runtime = await runRoles(config, 'all', [startApiRole, startIndicatorsRole])
+if (config.clickhouse.mode === 'embedded') {
+  // A fresh machine: start a private redis-server if none answers, or say how to get one.
+  try {
+    await ensureLocalRedis(config.redis, createLogger(config.logLevel, { role: 'all' }))
+  } catch (err) {
+    if (!(err instanceof RedisUnavailableError)) throw err
+    process.stderr.write(`${err.message}\n`)
+    process.exit(1)
+  }
+}
+const runtime = await runRoles(config, 'all', [startIngestRole, startApiRole, startIndicatorsRole])
 // After the roles are up; embedded mode only, and only into an empty store.
 const sample = await loadSampleDataOnFirstStart(runtime)
 if (sample) void recomputeAllAfterIngestJobs(runtime, sample.jobIds)

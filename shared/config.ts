@@ -33,6 +33,8 @@ const envSchema = z.object({
   INGEST_FLUSH_ROWS: z.coerce.number().int().min(1).default(50_000),
   INGEST_FLUSH_MS: z.coerce.number().int().min(1).default(500),
   INGEST_MAX_ATTEMPTS: z.coerce.number().int().min(1).default(10),
+  /** How long an ingest job's lock lives without renewal: after a crash, its job is redelivered within about twice this. */
+  INGEST_STALLED_MS: z.coerce.number().int().min(1_000).default(30_000),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).default(15_000),
 
   INDICATORS_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
@@ -53,7 +55,7 @@ export interface Config {
     | { mode: 'embedded'; path: string; database: string }
   redis: { url: string; prefix: string; autostart: boolean; dataDir: string }
   sampleData: boolean
-  ingest: { concurrency: number; flushRows: number; flushMs: number; maxAttempts: number }
+  ingest: { concurrency: number; flushRows: number; flushMs: number; maxAttempts: number; stalledMs: number }
   indicators: { concurrency: number; onDemandWaitMs: number; scheduleDelayMs: number }
   shutdownTimeoutMs: number
 }
@@ -87,6 +89,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       flushRows: e.INGEST_FLUSH_ROWS,
       flushMs: e.INGEST_FLUSH_MS,
       maxAttempts: e.INGEST_MAX_ATTEMPTS,
+      stalledMs: e.INGEST_STALLED_MS,
     },
     indicators: {
       concurrency: e.INDICATORS_CONCURRENCY,

@@ -1,0 +1,76 @@
+import type { IngestJobResult } from '../shared/queues.js'
+import { isRecordType, type RecordType } from '../shared/records.js'
+import type { Tables } from '../shared/tables.js'
+import type { BatchWriter, TableRows } from './batch-writer.js'
+import { deadLetterRow, type DeadLetterRow } from './dead-letter-store.js'
+import { holdingRow, priceRow, swapRow, tokenRow } from './table-rows.js'
+import type { TokenIdRegistry } from './token-ids.js'
+import { validateRecords, type Rejected } from './validate-records.js'
+
+export interface IngestJobContext {
+  writer: BatchWriter
+  tables: Tables
+  tokenIds: TokenIdRegistry
+}
+
+/**
+ * One ingest job: validate every record, write the valid ones to their table and the
+ * invalid ones to the dead-letter store, and resolve once both are inserted.
+ */
+export async function processIngestJob(data: unknown, ctx: IngestJobContext): Promise<IngestJobResult> {
+  const now = Date.now()
+  const envelope = readEnvelope(data)
+  if ('problem' in envelope) {
+    const letter = deadLetterRow(envelope.type, envelope.records, `job: ${envelope.problem}`, envelope.source, now)
+    await ctx.writer.write([{ table: ctx.tables.deadLetters, rows: [letter] }])
+    return { accepted: 0, rejected: 1 }
+  }
+  const { type, records, source } = envelope
+  const { table, rows, rejected } = await rowsFor(type, records, ctx, now)
+  const letters: DeadLetterRow[] = rejected.map((r) => deadLetterRow(type, r.record, r.reason, source, now))
+  const batches: TableRows[] = [{ table, rows }]
+  if (letters.length > 0) batches.push({ table: ctx.tables.deadLetters, rows: letters })
+  await ctx.writer.write(batches)
+  return { accepted: rows.length, rejected: letters.length }
+}
+
+async function rowsFor(
+  type: RecordType,
+  records: readonly unknown[],
+  ctx: IngestJobContext,
+  now: number,
+): Promise<{ table: string; rows: object[]; rejected: Rejected[] }> {
+  const { tables } = ctx
+  switch (type) {
+    case 'swap': {
+      const { valid, rejected } = validateRecords('swap', records)
+      return { table: tables.swaps, rows: valid.map((r) => swapRow(r, now)), rejected }
+    }
+    case 'holding': {
+      const { valid, rejected } = validateRecords('holding', records)
+      return { table: tables.holdings, rows: valid.map(holdingRow), rejected }
+    }
+    case 'price': {
+      const { valid, rejected } = validateRecords('price', records)
+      return { table: tables.prices, rows: valid.map((r) => priceRow(r, now)), rejected }
+    }
+    case 'token': {
+      const { valid, rejected } = validateRecords('token', records)
+      const ids = await ctx.tokenIds.resolve(valid)
+      return { table: tables.tokens, rows: valid.map((r) => tokenRow(r, ids.get(r.contract_address)!, now)), rejected }
+    }
+  }
+}
+
+type Envelope =
+  | { type: RecordType; records: readonly unknown[]; source: string }
+  | { type: string; records: unknown; source: string; problem: string }
+
+function readEnvelope(data: unknown): Envelope {
+  const d = (typeof data === 'object' && data !== null ? data : {}) as Record<string, unknown>
+  const type = typeof d.type === 'string' ? d.type : String(d.type)
+  const source = typeof d.source === 'string' ? d.source : 'unknown'
+  if (!isRecordType(type)) return { type, records: d.records, source, problem: `unknown record type "${type}"` }
+  if (!Array.isArray(d.records)) return { type, records: d.records, source, problem: 'records must be an array' }
+  return { type, records: d.records, source }
+}

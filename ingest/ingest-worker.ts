@@ -1,0 +1,49 @@
+import { UnrecoverableError, Worker } from 'bullmq'
+import type { Config } from '../shared/config.js'
+import type { Logger } from '../shared/logger.js'
+import { QueueNames, type IngestJobData, type IngestJobResult } from '../shared/queues.js'
+import type { RecordType } from '../shared/records.js'
+import type { Redis } from '../shared/redis.js'
+import { RowsRejectedError } from './batch-writer.js'
+import { processIngestJob, type IngestJobContext } from './ingest-job.js'
+
+/**
+ * The BullMQ worker of the ingest queue. A job completes (and is acknowledged) only
+ * after its rows are inserted; a process that dies before that leaves the job active,
+ * BullMQ finds it stalled and delivers it again, and the tables' keys make the second
+ * delivery harmless.
+ */
+export function createIngestWorker(
+  config: Pick<Config, 'redis' | 'ingest'>,
+  connection: Redis,
+  ctx: IngestJobContext,
+  logger: Logger,
+): Worker<IngestJobData, IngestJobResult, RecordType> {
+  const worker = new Worker<IngestJobData, IngestJobResult, RecordType>(
+    QueueNames.ingest,
+    async (job) => {
+      try {
+        return await processIngestJob(job.data, ctx)
+      } catch (err) {
+        if (err instanceof RowsRejectedError) throw new UnrecoverableError(`ClickHouse refused the rows: ${err.message}`)
+        throw err
+      }
+    },
+    {
+      connection,
+      prefix: config.redis.prefix,
+      concurrency: config.ingest.concurrency,
+      // A job that stalls (its process died) goes back to the queue several times
+      // before BullMQ gives up on it: nothing acknowledged is ever lost, and a crash
+      // loop still ends in the failed set rather than spinning forever.
+      maxStalledCount: 5,
+      stalledInterval: config.ingest.stalledMs,
+      lockDuration: config.ingest.stalledMs,
+    },
+  )
+  worker.on('failed', (job, err) => {
+    logger.warn('ingest job failed', { jobId: job?.id, attempts: job?.attemptsMade, err })
+  })
+  worker.on('error', (err) => logger.error('ingest worker error', { err }))
+  return worker
+}

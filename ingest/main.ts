@@ -1,0 +1,6 @@
+/** `npm run start:ingest`: the ingest workers alone (server mode). */
+import { loadConfig } from '../shared/config.js'
+import { runRoles } from '../shared/run-roles.js'
+import { startIngestRole } from './role.js'
+
+await runRoles(loadConfig(), 'ingest', [startIngestRole])

@@ -1,0 +1,42 @@
+import { createRedis } from '../shared/redis.js'
+import type { RunningRole, Runtime } from '../shared/runtime.js'
+import { BatchWriter } from './batch-writer.js'
+import { createIngestWorker } from './ingest-worker.js'
+import { TokenIdRegistry } from './token-ids.js'
+
+/**
+ * The ingest workers. stop(): stop taking jobs, insert what is buffered so the jobs in
+ * hand complete (and are acknowledged), then close the connections.
+ */
+export async function startIngestRole(runtime: Runtime): Promise<RunningRole> {
+  const { config, clickhouse, tables } = runtime
+  const logger = runtime.logger.child({ component: 'ingest' })
+  const bullConnection = createRedis(config.redis.url, 'bullmq')
+  const commands = createRedis(config.redis.url, 'commands')
+  const writer = new BatchWriter(
+    clickhouse,
+    {
+      flushRows: config.ingest.flushRows,
+      flushMs: config.ingest.flushMs,
+      flushWhenWaiting: config.ingest.concurrency,
+    },
+    logger,
+  )
+  const tokenIds = new TokenIdRegistry(clickhouse, tables, commands, config.redis.prefix)
+  const worker = createIngestWorker(config, bullConnection, { writer, tables, tokenIds }, logger)
+  await worker.waitUntilReady()
+  logger.info('ingest worker started', { concurrency: config.ingest.concurrency })
+
+  return {
+    name: 'ingest',
+    async stop() {
+      const closing = worker.close()
+      // Jobs in hand wait on the writer: insert at once instead of waiting for the timer.
+      await writer.drain()
+      await closing
+      await writer.drain()
+      await bullConnection.quit().catch(() => bullConnection.disconnect())
+      await commands.quit().catch(() => commands.disconnect())
+    },
+  }
+}
