@@ -3,6 +3,7 @@ import type { ClickHouseClient } from '../shared/clickhouse.js'
 import type { Logger } from '../shared/logger.js'
 import type { Redis } from '../shared/redis.js'
 import type { Tables } from '../shared/tables.js'
+import { candlesRouter } from './candles-route.js'
 import { errorResponder, unknownRoute } from './error-handling.js'
 import { HoldingsRepository } from './holdings-repository.js'
 import { holdingsRouter } from './holdings-routes.js'
@@ -35,6 +36,7 @@ export function createApp(deps: ApiDeps): Express {
   // GET /technical-analysis also takes its parameters as a JSON body.
   app.use(express.json({ limit: '16kb' }))
   app.use(tokensRouter(tokens))
+  app.use(candlesRouter({ clickhouse: deps.clickhouse, tables: deps.tables, tokens }))
   app.use(holdingsRouter(holdings, tokens))
   app.use(swapsRouter(swaps, tokens))
   app.use(technicalAnalysisRouter({ tokens, redis: deps.redis, redisPrefix: deps.redisPrefix, onDemand: deps.onDemand }))

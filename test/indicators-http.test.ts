@@ -89,7 +89,7 @@ describe('indicator engine behind GET /technical-analysis', () => {
     // The engines started above ran their start-up recompute-all: wait until they are idle.
     await until(async () => {
       const counts = await queue.getJobCounts('waiting', 'active', 'prioritized')
-      return counts.waiting + counts.active + counts.prioritized === 0
+      return (counts.waiting ?? 0) + (counts.active ?? 0) + (counts.prioritized ?? 0) === 0
     })
     const address = addressOf(600)
     await insertTokens(rt, [{ address, decimals: 18, symbol: 'ODM' }])
