@@ -32,8 +32,8 @@ interface SwapRow extends Record<string, unknown> {
 const MAX_DATETIME64_MS = 10_413_791_999_999
 
 /**
- * Swaps, one per (chain, hash): FINAL collapses a swap written more than once, so it is
- * listed and counted once. Newest first, then hash and chain: a unique total order.
+ * Swaps, one per (chain, hash): a swap written more than once is listed and counted
+ * once. Newest first, then hash and chain: a unique total order.
  */
 export class SwapsRepository {
   constructor(
@@ -43,16 +43,30 @@ export class SwapsRepository {
 
   async list(filter: SwapFilter, page: Page): Promise<{ swaps: SwapTransaction[]; total: number }> {
     const { where, params } = this.whereClause(filter)
+    const source = this.latestSwaps(where, filter.walletAddress !== undefined || filter.tokenAddresses !== undefined)
     const [rows, totals] = await Promise.all([
       this.select(
-        `SELECT * FROM ${this.tables.swaps} FINAL WHERE ${where}
-         ORDER BY timestamp DESC, hash, chain_id
+        `SELECT * FROM ${source} ORDER BY timestamp DESC, hash, chain_id
          LIMIT {limit:UInt32} OFFSET {offset:UInt64}`,
         { ...params, limit: page.limit, offset: page.offset },
       ),
-      this.rowsOf<{ total: string }>(`SELECT count() AS total FROM ${this.tables.swaps} FINAL WHERE ${where}`, params),
+      this.rowsOf<{ total: string }>(`SELECT count() AS total FROM ${source}`, params),
     ])
     return { swaps: rows, total: Number(totals[0]?.total ?? 0) }
+  }
+
+  /**
+   * The latest version of each swap matching `where`. Measured on 300,000 swaps
+   * (api/dedup-benchmark.ts): FINAL is about 3x faster for the unfiltered time range,
+   * `LIMIT 1 BY` the key 1.5-2.5x faster with a wallet or token filter (the filter runs
+   * before deduplication). Filtering first is safe because a swap's wallet and tokens
+   * never change between deliveries of the same (chain, hash).
+   */
+  private latestSwaps(where: string, filtered: boolean): string {
+    return filtered
+      ? `(SELECT * FROM ${this.tables.swaps} WHERE ${where}
+          ORDER BY chain_id, hash, ingested_at DESC LIMIT 1 BY chain_id, hash)`
+      : `(SELECT * FROM ${this.tables.swaps} FINAL WHERE ${where})`
   }
 
   /** One record per transaction hash; should two chains share a hash, the lowest chain id. */
