@@ -35,15 +35,22 @@ export async function startApiServer(runtime: Runtime, port: number, host?: stri
     onDemand,
   })
   const server = createServer(app)
-  await new Promise<void>((resolve, reject) => {
+  const listening = new Promise<void>((resolve, reject) => {
     server.once('error', reject)
-    const listening = () => {
+    const onListening = () => {
       server.off('error', reject)
       resolve()
     }
-    if (host === undefined) server.listen(port, listening)
-    else server.listen(port, host, listening)
+    if (host === undefined) server.listen(port, onListening)
+    else server.listen(port, host, onListening)
   })
+  try {
+    await listening
+  } catch (err) {
+    await onDemand.close()
+    redis.disconnect()
+    throw err
+  }
   return {
     server,
     port: (server.address() as AddressInfo).port,
