@@ -4,6 +4,8 @@ import { recordSchemas } from '../shared/records.js'
 import { toDecimalAmount } from '../shared/amounts.js'
 import { loadSampleDataIfEmpty, storeIsEmpty } from '../ingest/sample-data/load-sample-data.js'
 import { buildSampleDataset, rawAmount } from '../ingest/sample-data/sample-dataset.js'
+import { startIngestRole } from '../ingest/role.js'
+import { JobWaiter } from '../ingest/backfill/job-waiter.js'
 import { createTestRuntime, type TestRuntime } from './support/runtime.js'
 
 const HOUR = 3_600_000
@@ -121,5 +123,34 @@ describe('loading the sample on first start', () => {
     })
     expect(await storeIsEmpty(rt)).toBe(false)
     expect(await loadSampleDataIfEmpty(rt, producer)).toBeNull()
+  })
+})
+
+describe('the sample through the real ingest worker', () => {
+  it('lands whole: every record accepted, none rejected, counted once', { timeout: 120_000 }, async () => {
+    const rt = await createTestRuntime({ SAMPLE_DATA: 'true' })
+    const producer = new IngestProducer(rt.config)
+    const role = await startIngestRole(rt)
+    try {
+      const loaded = (await loadSampleDataIfEmpty(rt, producer, { endTime: END }))!
+      const outcome = await new JobWaiter(producer.queue, loaded.jobIds, 50).waitAll()
+      expect(outcome.failed).toEqual([])
+      expect(outcome.rejected).toBe(0)
+      expect(outcome.accepted).toBe(loaded.tokens + loaded.prices + loaded.swaps + loaded.holdings)
+      const count = async (table: string) => {
+        const rs = await rt.clickhouse.query({ query: `SELECT count() AS n FROM ${table} FINAL`, format: 'JSONEachRow' })
+        return Number((await rs.json<{ n: string }>())[0]!.n)
+      }
+      expect(await count(rt.tables.tokens)).toBe(loaded.tokens)
+      expect(await count(rt.tables.prices)).toBe(loaded.prices)
+      expect(await count(rt.tables.swaps)).toBe(loaded.swaps)
+      expect(await count(rt.tables.holdings)).toBe(loaded.holdings)
+      expect(await count(rt.tables.deadLetters)).toBe(0)
+      expect(await storeIsEmpty(rt)).toBe(false)
+    } finally {
+      await role.stop()
+      await producer.close()
+      await rt.cleanup()
+    }
   })
 })
