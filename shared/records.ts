@@ -123,6 +123,12 @@ export function isRecordType(value: string): value is RecordType {
 /** A one-line reason naming each offending field, for the dead-letter store. */
 export function describeIssues(error: z.ZodError): string {
   return error.issues
-    .map((i) => `${i.path.length ? i.path.join('.') : 'record'}: ${i.message}`)
+    .map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : `record: ${i.message}${textRecordHint(i)}`))
     .join('; ')
+}
+
+/** The backfill command passes a line it cannot parse on as its text: say so in the reason. */
+function textRecordHint(issue: z.core.$ZodIssue): string {
+  const isText = issue.code === 'invalid_type' && issue.expected === 'object' && /received string$/.test(issue.message)
+  return isText ? ' (the text of a line that is not valid JSON, or of a CSV row that could not be read)' : ''
 }

@@ -133,7 +133,9 @@ describe('npm run backfill', () => {
     const byPayload = (fragment: string) => letters.find((l) => l.payload.includes(fragment))!
     expect(byPayload('0x1234').reason).toMatch(/wallet_address/)
     expect(byPayload('this is not json').payload).toBe(JSON.stringify('{"hash": "0xabc", this is not json'))
-    expect(byPayload('this is not json').reason).toMatch(/expected object, received string/)
+    expect(byPayload('this is not json').reason).toBe(
+      'record: Invalid input: expected object, received string (the text of a line that is not valid JSON, or of a CSV row that could not be read)',
+    )
     expect(letters.find((l) => l.reason.includes('amount_raw'))!.reason).toMatch(/decimal string/)
   })
 })
