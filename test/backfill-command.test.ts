@@ -59,6 +59,7 @@ describe('npm run backfill', () => {
     writeFileSync(ndjsonFile, ndjson(ndjsonSwaps))
     const result = await runBackfill(['--type', 'swap', '--batch-size', '1000', '--wait', ndjsonFile], rt.env)
     expect(result.stderr).not.toMatch(/error/i)
+    expect(result.stderr).not.toContain('no ingest worker')
     expect(result.code).toBe(0)
     expect(result.stdout).toContain('records read: 2,500')
     expect(result.stdout).toContain('jobs enqueued: 3')

@@ -95,6 +95,9 @@ export async function runBackfill(
     const summary: BackfillSummary = { files: files.length, records: recordsBefore, jobs: jobIds.length }
     if (args.wait) {
       state.phase = 'waiting'
+      if ((await producer.queue.getWorkersCount().catch(() => 1)) === 0) {
+        output.write('backfill: no ingest worker is connected; the jobs wait until one starts (npm start, or npm run start:ingest)\n')
+      }
       waiter = new JobWaiter(producer.queue, jobIds)
       summary.outcome = await waiter.waitAll()
     }
