@@ -72,6 +72,16 @@ describe('sample dataset', () => {
     expect(other.swaps[0]!.hash).not.toBe(sample.swaps[0]!.hash)
   })
 
+  it('keeps the hash and holding id the README shows', () => {
+    expect(sample.swaps[0]!.hash).toBe('0x1e904cf2ff3e2a35c0da4311a4d8f1cd893e649abccdb5ce433790e88c9f65fe')
+    expect(sample.holdings).toContainEqual(
+      expect.objectContaining({
+        wallet_address: '0xf2a34f581569e712e97e24c4f6eb28154be9ad99',
+        contract_address: '0x1f9840a85d5af5bf1d1762f925bdaddc4201f984',
+      }),
+    )
+  })
+
   it('computes raw amounts as exact integer strings', () => {
     expect(rawAmount(3_000, 3_000, 18)).toBe('1000000000000000000')
     expect(rawAmount(1, 1, 6)).toBe('1000000')
