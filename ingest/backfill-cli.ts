@@ -39,7 +39,7 @@ async function main(argv: string[]): Promise<number> {
 function printSummary(summary: BackfillSummary, type: string): void {
   const lines = [
     `files: ${summary.files}`,
-    `records read: ${formatCount(summary.records)}`,
+    `records read: ${formatCount(summary.records)} in ${(summary.readMs / 1000).toFixed(1)} s (${formatCount(Math.round(summary.records / Math.max(summary.readMs / 1000, 0.001)))} rows/s)`,
     `jobs enqueued: ${formatCount(summary.jobs)}`,
   ]
   const outcome = summary.outcome

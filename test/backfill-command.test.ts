@@ -61,7 +61,7 @@ describe('npm run backfill', () => {
     expect(result.stderr).not.toMatch(/error/i)
     expect(result.stderr).not.toContain('no ingest worker')
     expect(result.code).toBe(0)
-    expect(result.stdout).toContain('records read: 2,500')
+    expect(result.stdout).toContain('records read: 2,500 in ')
     expect(result.stdout).toContain('jobs enqueued: 3')
     expect(result.stdout).toContain('accepted: 2,500')
     expect(result.stdout).toContain('rejected: 0')
@@ -118,7 +118,7 @@ describe('npm run backfill', () => {
     writeFileSync(file, lines.join('\n') + '\n')
     const result = await runBackfill(['--type', 'swap', '--wait', file], rt.env)
     expect(result.code).toBe(0)
-    expect(result.stdout).toContain('records read: 23')
+    expect(result.stdout).toContain('records read: 23 in ')
     expect(result.stdout).toContain('accepted: 20')
     expect(result.stdout).toContain('rejected: 3 (reasons: npm run dead-letters -- list --type swap)')
     await expectStoredOnce(good)
@@ -169,6 +169,12 @@ describe('npm run backfill refuses before enqueueing anything', () => {
     expect(result.code).toBe(2)
     expect(result.stderr).toContain('unknown --type "trade" (expected one of: token, swap, holding, price)')
     expect(await keysUnder(prefix)).toEqual([])
+  })
+
+  it('Redis out of reach: exit code 1 naming REDIS_URL', async () => {
+    const result = await runBackfill(['--type', 'swap', join(dir, 'good.ndjson')], { ...rt.env, REDIS_URL: 'redis://127.0.0.1:1' })
+    expect(result.code).toBe(1)
+    expect(result.stderr).toContain('cannot reach Redis at redis://127.0.0.1:1 (REDIS_URL); nothing was enqueued')
   })
 
   it('no files or no type: exit code 2 with the usage', async () => {

@@ -104,7 +104,7 @@ describe('a worker process killed with SIGKILL in the middle of a backfill', () 
 
     const enqueued = await backfill
     expect(enqueued.code).toBe(0)
-    expect(enqueued.stdout).toContain(`records read: ${N.toLocaleString('en-US')}`)
+    expect(enqueued.stdout).toContain(`records read: ${N.toLocaleString('en-US')} in `)
 
     const second = await startWorker()
     await until(

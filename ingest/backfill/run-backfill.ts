@@ -14,6 +14,8 @@ export interface BackfillSummary {
   files: number
   records: number
   jobs: number
+  /** Time spent reading and enqueueing. */
+  readMs: number
   /** Present with --wait. */
   outcome?: WaitTotals
 }
@@ -35,6 +37,9 @@ export async function assertRedisReachable(url: string, timeoutMs = 5_000): Prom
       timer = setTimeout(() => reject(new Error(`Redis at ${url} did not answer within ${timeoutMs} ms`)), timeoutMs)
     })
     await Promise.race([redis.ping(), timeout]).finally(() => clearTimeout(timer))
+  } catch (error) {
+    const detail = error instanceof Error ? error.message : String(error)
+    throw new Error(`cannot reach Redis at ${url} (REDIS_URL); nothing was enqueued. ${detail}`)
   } finally {
     redis.disconnect()
   }
@@ -74,6 +79,7 @@ export async function runBackfill(
     return state
   })
   progress.start()
+  const startedAt = Date.now()
   const jobIds: string[] = []
   try {
     for (const file of files) {
@@ -92,7 +98,12 @@ export async function runBackfill(
     }
     state.records = recordsBefore
     state.jobsEnqueued = jobIds.length
-    const summary: BackfillSummary = { files: files.length, records: recordsBefore, jobs: jobIds.length }
+    const summary: BackfillSummary = {
+      files: files.length,
+      records: recordsBefore,
+      jobs: jobIds.length,
+      readMs: Date.now() - startedAt,
+    }
     if (args.wait) {
       state.phase = 'waiting'
       if ((await producer.queue.getWorkersCount().catch(() => 1)) === 0) {
