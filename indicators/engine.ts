@@ -5,7 +5,7 @@ import type { IndicatorJobResult } from '../shared/queues.js'
 import type { Redis } from '../shared/redis.js'
 import type { Tables } from '../shared/tables.js'
 import { technicalAnalysisKey } from '../shared/technical-analysis.js'
-import { streamClosedSeries, type TokenSeries } from './candle-series.js'
+import { forEachClosedSeries, type TokenSeries } from './candle-series.js'
 import { computeTechnicalAnalysis, type TokenMeta } from './compute-indicators.js'
 import { RecomputeLocks } from './recompute-lock.js'
 import { bareTokenMeta, readTokenMetadata } from './token-metadata.js'
@@ -22,6 +22,8 @@ export interface EngineDeps {
 export interface EngineOptions {
   /** Tokens computed and written per Redis round trip. */
   batchSize?: number
+  /** Queries a full recompute is split into (by address range), overlapping ClickHouse and JavaScript. */
+  slices?: number
   lockTtlMs?: number
   /** How long recompute-token waits for another process recomputing the same token. */
   lockWaitMs?: number
@@ -47,6 +49,7 @@ export const NO_CANDLES_REASON = 'the token has no closed 4-hour candles yet'
 export class IndicatorEngine {
   private readonly locks: RecomputeLocks
   private readonly batchSize: number
+  private readonly slices: number | undefined
   private readonly lockWaitMs: number
 
   constructor(
@@ -54,6 +57,7 @@ export class IndicatorEngine {
     options: EngineOptions = {},
   ) {
     this.batchSize = options.batchSize ?? 500
+    this.slices = options.slices
     this.lockWaitMs = options.lockWaitMs ?? 30_000
     this.locks = new RecomputeLocks(deps.redis, deps.redisPrefix, options.lockTtlMs ?? 60_000)
   }
@@ -62,17 +66,20 @@ export class IndicatorEngine {
     const { clickhouse, tables } = this.deps
     const metadata = await readTokenMetadata(clickhouse, tables)
     const totals: RecomputeAllResult = { tokens: 0, written: 0, skipped: 0, mathMs: 0 }
-    await streamClosedSeries(clickhouse, tables, { now, batchSize: this.batchSize }, async (batch) => {
-      totals.tokens += batch.length
-      const held = new Set(await this.locks.acquireMany(batch.map((s) => s.contractAddress)))
-      try {
-        const mine = batch.filter((s) => held.has(s.contractAddress))
-        totals.skipped += batch.length - mine.length
-        const { written, mathMs } = await this.computeAndWrite(mine, metadata, now)
-        totals.written += written
-        totals.mathMs += mathMs
-      } finally {
-        await this.locks.release([...held])
+    await forEachClosedSeries(clickhouse, tables, { now, slices: this.slices }, async (slice) => {
+      for (let i = 0; i < slice.length; i += this.batchSize) {
+        const batch = slice.slice(i, i + this.batchSize)
+        totals.tokens += batch.length
+        const held = new Set(await this.locks.acquireMany(batch.map((s) => s.contractAddress)))
+        try {
+          const mine = batch.filter((s) => held.has(s.contractAddress))
+          totals.skipped += batch.length - mine.length
+          const { written, mathMs } = await this.computeAndWrite(mine, metadata, now)
+          totals.written += written
+          totals.mathMs += mathMs
+        } finally {
+          await this.locks.release([...held])
+        }
       }
     })
     return totals
@@ -87,7 +94,7 @@ export class IndicatorEngine {
     try {
       const metadata = await readTokenMetadata(clickhouse, tables, [address])
       let written = 0
-      await streamClosedSeries(clickhouse, tables, { now, token: address, batchSize: 1 }, async (batch) => {
+      await forEachClosedSeries(clickhouse, tables, { now, token: address }, async (batch) => {
         written += (await this.computeAndWrite(batch, metadata, now)).written
       })
       return written > 0 ? { written } : { written: 0, reason: NO_CANDLES_REASON }

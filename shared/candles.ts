@@ -28,12 +28,20 @@ export function lastClosedCandleStart(now: number): number {
 /**
  * SQL (a subquery) of the candles, one row per token and interval that has at least one
  * observation before `{before:DateTime64(3)}`: token, bucket (UInt32: start ms / CANDLE_MS),
- * open, high, low, close, volume. With `oneToken`, only `{token:String}`.
+ * open, high, low, close, volume. `token`: only `{token:String}`; `range`: only tokens
+ * in [`{lo:String}`, `{hi:String}`) (a slice of the address space; prices and tokens
+ * are read by their primary key).
  */
-export function candlesSql(tables: Tables, oneToken: boolean): string {
-  const priceFilter = oneToken ? 'AND contract_address = {token:String}' : ''
-  const legFilter = oneToken ? 'AND leg.1 = {token:String}' : ''
-  const tokenFilter = oneToken ? 'WHERE contract_address = {token:String}' : ''
+export function candlesSql(tables: Tables, filter: 'all' | 'token' | 'range' = 'all'): string {
+  const on = (column: string) =>
+    filter === 'token'
+      ? `${column} = {token:String}`
+      : filter === 'range'
+        ? `${column} >= {lo:String} AND ${column} < {hi:String}`
+        : '1'
+  const priceFilter = `AND ${on('contract_address')}`
+  const legFilter = `AND ${on('leg.1')}`
+  const tokenFilter = `WHERE ${on('contract_address')}`
   return `
     SELECT
       token,
@@ -88,7 +96,7 @@ export async function queryTokenCandles(
   before: number,
 ): Promise<Candle[]> {
   const rs = await clickhouse.query({
-    query: `SELECT bucket, open, high, low, close, volume FROM (${candlesSql(tables, true)}) ORDER BY bucket`,
+    query: `SELECT bucket, open, high, low, close, volume FROM (${candlesSql(tables, 'token')}) ORDER BY bucket`,
     query_params: { token: contractAddress.toLowerCase(), before: dateTime64Param(before) },
     format: 'JSONEachRow',
   })

@@ -159,3 +159,17 @@ describe('indicator engine: candles from ClickHouse, indicators, Redis', () => {
     expect(await redis.exists(other.key(address))).toBe(0)
   })
 })
+
+describe('address slices of a full recompute', () => {
+  it('cover every address exactly once, in order', async () => {
+    const { addressRanges } = await import('../indicators/candle-series.js')
+    for (const n of [1, 3, 8, 16]) {
+      const ranges = addressRanges(n)
+      expect(ranges).toHaveLength(n)
+      for (const address of [addressOf(0), '0x' + 'f'.repeat(40), '0x7' + '0'.repeat(39), '0x80' + '1'.repeat(38)]) {
+        expect(ranges.filter(([lo, hi]) => address >= lo && address < hi), `${address} in ${n} slices`).toHaveLength(1)
+      }
+      for (let i = 1; i < n; i++) expect(ranges[i]![0]).toBe(ranges[i - 1]![1])
+    }
+  })
+})
