@@ -7,17 +7,26 @@ export const unknownRoute: RequestHandler = (req, _res, next) => {
   next(new HttpError(404, `No such endpoint: ${req.method} ${req.path}`))
 }
 
-/** The body-parser errors Express raises carry a 4xx `status` and a `type`. */
-interface ParserError {
+/**
+ * Errors Express itself raises for a bad request carry a 4xx `status`: body-parser's
+ * (with a `type`, e.g. entity.parse.failed) and the router's for an undecodable path.
+ */
+interface ClientError {
   status: number
-  type: string
+  type?: unknown
   message: string
 }
 
-function isParserError(err: unknown): err is ParserError {
+function isClientError(err: unknown): err is ClientError {
   if (typeof err !== 'object' || err === null) return false
   const e = err as Record<string, unknown>
-  return typeof e.status === 'number' && e.status >= 400 && e.status < 500 && typeof e.type === 'string'
+  return typeof e.status === 'number' && e.status >= 400 && e.status < 500 && typeof e.message === 'string'
+}
+
+function clientErrorMessage(err: ClientError): string {
+  if (err.type === 'entity.parse.failed') return `The request body is not valid JSON: ${err.message}`
+  if (err instanceof URIError) return `The path is not valid percent-encoding: ${err.message}`
+  return `The request could not be read: ${err.message}`
 }
 
 /**
@@ -32,12 +41,9 @@ export function errorResponder(logger: Logger): ErrorRequestHandler {
     if (err instanceof HttpError) {
       status = err.status
       message = err.message
-    } else if (isParserError(err)) {
+    } else if (isClientError(err)) {
       status = 400
-      message =
-        err.type === 'entity.parse.failed'
-          ? `The request body is not valid JSON: ${err.message}`
-          : `The request body could not be read: ${err.message}`
+      message = clientErrorMessage(err)
     } else {
       status = 500
       message = 'Internal error while handling the request'

@@ -147,6 +147,19 @@ describe('GET /tokens', () => {
       expect(JSON.stringify(body)).not.toMatch(/at .*\.(ts|js):\d+/)
     })
 
+    it('an undecodable path or an oversized body: 400 JSON', async () => {
+      let r = await getJson(`${api.baseUrl}/tokens/%E0%A4%A`)
+      expect(r.status).toBe(400)
+      expect(r.body.status).toBe('error')
+      expect(r.body.message).toContain('not valid percent-encoding')
+      r = await getJson(`${api.baseUrl}/tokens`, {
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ pad: 'x'.repeat(100_000) }),
+      })
+      expect(r.status).toBe(400)
+      expect(r.body.message).toContain('could not be read')
+    })
+
     it('a failing database: 500 JSON without details', async () => {
       const broken = await startTestApi({ ...rt, tables: { ...rt.tables, tokens: `${rt.tables.database}.no_such_table` } })
       try {
