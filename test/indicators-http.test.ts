@@ -5,7 +5,9 @@ import { IndicatorJobNames, QueueNames } from '../shared/queues.js'
 import { createRedis, type Redis } from '../shared/redis.js'
 import type { RunningRole } from '../shared/runtime.js'
 import { technicalAnalysisKey } from '../shared/technical-analysis.js'
+import { IngestProducer } from '../shared/ingest-producer.js'
 import { IndicatorEngine } from '../indicators/engine.js'
+import { startIngestRole } from '../ingest/role.js'
 import { startIndicatorsRole } from '../indicators/role.js'
 import { getJson, startTestApi, type TestApi } from './support/http.js'
 import { addressOf, insertPrices, insertTokens } from './support/market-rows.js'
@@ -49,11 +51,37 @@ describe('indicator engine behind GET /technical-analysis', () => {
     await rt.cleanup()
   })
 
-  it('serves the TA-Lib values of every reference vector over HTTP', async () => {
+  it('serves the TA-Lib values of every reference vector, fed through ingestion, over HTTP', async () => {
     const now = Date.now()
     const tokens = reference.vectors.map((v, i) => ({ vector: v, address: addressOf(500 + i) }))
-    await insertTokens(rt, tokens.map((t) => ({ address: t.address, decimals: 8, symbol: t.vector.id })))
-    for (const t of tokens) await insertPrices(rt, closesAsPrices(t.address, t.vector.closes, now))
+    // The real ingestion path: producer -> queue -> ingest worker -> ClickHouse.
+    const ingest = await startIngestRole(rt)
+    const producer = new IngestProducer(rt.config)
+    try {
+      const jobIds = [
+        await producer.send(
+          'token',
+          tokens.map((t) => ({ contract_address: t.address, name: t.vector.id, symbol: t.vector.id, decimals: 8 })),
+        ),
+      ]
+      for (const t of tokens) {
+        const prices = closesAsPrices(t.address, t.vector.closes, now).map((p) => ({
+          contract_address: p.address,
+          timestamp: p.time,
+          price_usd: p.price,
+          volume_usd: p.volume,
+        }))
+        jobIds.push(await producer.send('price', prices))
+        jobIds.push(await producer.send('price', prices.slice(-10))) // re-delivered: counted once
+      }
+      await until(async () => {
+        const states = await Promise.all(jobIds.map((id) => producer.queue.getJobState(id)))
+        return states.every((s) => s === 'completed')
+      }, 30_000)
+    } finally {
+      await producer.close()
+      await ingest.stop()
+    }
     const engine = new IndicatorEngine({ clickhouse: rt.clickhouse, tables: rt.tables, redis, redisPrefix: rt.config.redis.prefix, logger: rt.logger })
     expect((await engine.recomputeAll(now)).written).toBe(tokens.length)
     for (const { vector, address } of tokens) {
