@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto'
 import { gzipSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startIngestRole } from '../ingest/role.js'
-import { createRedis } from '../shared/redis.js'
+import { createRedis, deleteKeysWithPrefix } from '../shared/redis.js'
 import type { RunningRole } from '../shared/runtime.js'
 import {
   makeSwap,
@@ -141,7 +141,7 @@ describe('npm run backfill', () => {
   })
 })
 
-describe('npm run backfill refuses before enqueueing anything', () => {
+describe('npm run backfill refuses, or stops, with a clear message', () => {
   async function keysUnder(prefix: string): Promise<string[]> {
     const redis = createRedis(rt.config.redis.url)
     try {
@@ -169,6 +169,18 @@ describe('npm run backfill refuses before enqueueing anything', () => {
     expect(result.code).toBe(2)
     expect(result.stderr).toContain('unknown --type "trade" (expected one of: token, swap, holding, price)')
     expect(await keysUnder(prefix)).toEqual([])
+  })
+
+  it('a gzip file cut short: exit code 1 naming the file', async () => {
+    const whole = gzipSync(ndjson(swaps('cut', 5_000)))
+    const cut = join(dir, 'cut.ndjson.gz')
+    writeFileSync(cut, whole.subarray(0, Math.floor(whole.length / 2)))
+    const prefix = `test-cut-${randomBytes(4).toString('hex')}`
+    const result = await runBackfill(['--type', 'swap', cut], { ...rt.env, REDIS_PREFIX: prefix })
+    const redis = createRedis(rt.config.redis.url)
+    await deleteKeysWithPrefix(redis, prefix).finally(() => redis.disconnect())
+    expect(result.code).toBe(1)
+    expect(result.stderr).toContain(`${cut}: unexpected end of file (stopped after `)
   })
 
   it('Redis out of reach: exit code 1 naming REDIS_URL', async () => {

@@ -88,8 +88,16 @@ export async function runBackfill(
       enqueuer = new BatchEnqueuer(producer, args.type, file.path, args.batchSize, MAX_IN_FLIGHT)
       const records: AsyncGenerator<SourceRecord> =
         file.format === 'csv' ? readCsv(opened.content) : readNdjson(opened.content)
-      for await (const record of records) await enqueuer.add(record)
-      await enqueuer.finish()
+      try {
+        for await (const record of records) await enqueuer.add(record)
+        await enqueuer.finish()
+      } catch (error) {
+        const detail = error instanceof Error ? error.message : String(error)
+        throw new Error(
+          `${file.path}: ${detail} (stopped after ${enqueuer.records} records of this file; the complete batches before ` +
+            'were enqueued, and loading the file again once fixed stores each record once)',
+        )
+      }
       jobIds.push(...enqueuer.jobIds)
       recordsBefore += enqueuer.records
       enqueuer = undefined
