@@ -105,6 +105,22 @@ describe('GET /tokens', () => {
       }
     })
 
+    it('accepts a real EIP-55 checksummed address', async () => {
+      const checksummed = '0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2'
+      await insertTokens(rt, [{ contract_address: checksummed, name: 'Wrapped Ether', symbol: 'WETH', decimals: 18 }])
+      try {
+        const { status, body } = await getJson(`${api.baseUrl}/tokens/${checksummed}`)
+        expect(status).toBe(200)
+        expect(body.result.contract_address).toBe(checksummed.toLowerCase())
+        expect(body.result.id).toBe(checksummed.toLowerCase())
+      } finally {
+        await rt.clickhouse.command({
+          query: `DELETE FROM ${rt.tables.tokens} WHERE contract_address = {a:String}`,
+          query_params: { a: checksummed.toLowerCase() },
+        })
+      }
+    })
+
     it('404 for an unknown token, saying what was not found', async () => {
       const unknown = addressFor('nobody')
       const { status, body } = await getJson(`${api.baseUrl}/tokens/${unknown}`)
