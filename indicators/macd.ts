@@ -17,21 +17,24 @@ export interface MacdValue {
  * the slow EMA is seeded with the SMA of closes[0..25], the fast EMA with the SMA of
  * the 12 closes ending at that same bar (closes[14..25]), the signal with the SMA of
  * the first 9 MACD values. Null with fewer than 34 closes (TA-Lib's first output is at
- * index 33).
+ * index 33). The three EMAs are fed one close at a time: no intermediate arrays.
  */
-export function latestMacd(closes: readonly number[]): MacdValue | null {
+export function latestMacd(closes: ArrayLike<number>): MacdValue | null {
   if (closes.length < MACD_SLOW + MACD_SIGNAL - 1) return null
-  const slow = EMA.calculate({ period: MACD_SLOW, values: closes as number[], format: exact })
-  const fast = EMA.calculate({
-    period: MACD_FAST,
-    values: closes.slice(MACD_SLOW - MACD_FAST),
-    format: exact,
-  })
-  // Both series start at bar 25: slow[i] and fast[i] belong to the same bar.
-  const line = slow.map((s, i) => fast[i]! - s)
-  const signals = EMA.calculate({ period: MACD_SIGNAL, values: line, format: exact })
-  const macd = line[line.length - 1]
-  const signal = signals[signals.length - 1]
+  const slow = new EMA({ period: MACD_SLOW, values: [], format: exact })
+  const fast = new EMA({ period: MACD_FAST, values: [], format: exact })
+  const signalEma = new EMA({ period: MACD_SIGNAL, values: [], format: exact })
+  let macd: number | undefined
+  let signal: number | undefined
+  for (let i = 0; i < closes.length; i++) {
+    const close = closes[i]!
+    const slowValue = slow.nextValue(close)
+    // The fast EMA starts at closes[14], so its first value (an SMA) lands on bar 25 too.
+    const fastValue = i >= MACD_SLOW - MACD_FAST ? fast.nextValue(close) : undefined
+    if (slowValue === undefined || fastValue === undefined) continue
+    macd = fastValue - slowValue
+    signal = signalEma.nextValue(macd)
+  }
   if (macd === undefined || signal === undefined) return null
   return { macd, signal, histogram: macd - signal }
 }

@@ -7,16 +7,20 @@ const exact = (v: number) => v
  * RSI 14 with Wilder's smoothing over the whole history (TA-Lib's convention: the
  * first averages are the plain means of the first 14 changes), unrounded.
  * technicalindicators' own RSI rounds to 2 decimals, so it is rebuilt here from its
- * AverageGain and AverageLoss. Null with fewer than 15 closes, and when the averages
- * show no movement at all (TA-Lib would answer 0 there; the RSI is undefined).
+ * AverageGain and AverageLoss (fed one close at a time: no intermediate arrays). Null
+ * with fewer than 15 closes, and when the averages show no movement at all (TA-Lib
+ * would answer 0 there; the RSI is undefined).
  */
-export function latestRsi(closes: readonly number[], period = RSI_PERIOD): number | null {
+export function latestRsi(closes: ArrayLike<number>, period = RSI_PERIOD): number | null {
   if (closes.length < period + 1) return null
-  const values = closes as number[]
-  const gains = AverageGain.calculate({ period, values, format: exact })
-  const losses = AverageLoss.calculate({ period, values, format: exact })
-  const gain = gains[gains.length - 1]
-  const loss = losses[losses.length - 1]
+  const gains = new AverageGain({ period, values: [], format: exact })
+  const losses = new AverageLoss({ period, values: [], format: exact })
+  let gain: number | undefined
+  let loss: number | undefined
+  for (let i = 0; i < closes.length; i++) {
+    gain = gains.nextValue(closes[i]!)
+    loss = losses.nextValue(closes[i]!)
+  }
   if (gain === undefined || loss === undefined) return null
   const movement = gain + loss
   // TA-Lib treats |movement| < 1e-14 as no movement; scaled by the price level here, so

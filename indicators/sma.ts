@@ -4,11 +4,13 @@ const exact = (v: number) => v
 
 /**
  * The simple moving average of the last `period` closes (TA-Lib SMA, its last value),
- * or null with fewer than `period` closes. Only the trailing window is handed to
- * technicalindicators: the last SMA depends on nothing else.
+ * or null with fewer than `period` closes. Only the trailing window is fed to
+ * technicalindicators' SMA: the last value depends on nothing else.
  */
-export function latestSma(closes: readonly number[], period: number): number | null {
+export function latestSma(closes: ArrayLike<number>, period: number): number | null {
   if (closes.length < period) return null
-  const [value] = SMA.calculate({ period, values: closes.slice(-period), format: exact })
+  const sma = new SMA({ period, values: [], format: exact })
+  let value: number | undefined
+  for (let i = closes.length - period; i < closes.length; i++) value = sma.nextValue(closes[i]!)
   return value ?? null
 }
