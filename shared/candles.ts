@@ -5,8 +5,9 @@ import type { Tables } from './tables.js'
 /**
  * 4-hour OHLCV candles, aligned to UTC (00:00, 04:00 ... 20:00), aggregated inside
  * ClickHouse from every price observation of a token:
- * - each swap with a value_usd gives one observation per leg whose token has known
- *   decimals: price = value_usd / decimal-adjusted amount, volume = value_usd;
+ * - each swap with a value_usd (> 0: a price record must be > 0 too) gives one
+ *   observation per leg whose token has known decimals and a non-zero amount:
+ *   price = value_usd / decimal-adjusted amount, volume = value_usd;
  * - each price record gives price_usd, volume = volume_usd or 0.
  * Re-delivered records are read once (FINAL on the ReplacingMergeTree tables). Open and
  * close are the first and last price by time; ties in time are broken by the record's
@@ -66,7 +67,7 @@ export function candlesSql(tables: Tables, filter: 'all' | 'token' | 'range' = '
         FROM ${tables.swaps} FINAL
         ARRAY JOIN [(token_sold_address, token_sold_amount, ':sold'),
                     (token_bought_address, token_bought_amount, ':bought')] AS leg
-        WHERE value_usd IS NOT NULL AND timestamp < {before:DateTime64(3)} AND leg.2 > 0 ${legFilter}
+        WHERE value_usd > 0 AND timestamp < {before:DateTime64(3)} AND leg.2 > 0 ${legFilter}
       ) AS legs
       INNER JOIN (SELECT contract_address, decimals FROM ${tables.tokens} FINAL ${tokenFilter}) AS meta
         ON meta.contract_address = legs.token

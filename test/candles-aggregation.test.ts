@@ -36,6 +36,9 @@ describe('4-hour candles from ClickHouse', () => {
       { hash: hashOf(2), time: T0 + 2 * H, sold: { address: usdc, raw: '3100000000' }, bought: { address: weth, raw: '1000000000000000000' }, valueUsd: 3100 },
       // no value_usd: no price
       { hash: hashOf(3), time: T0 + 2 * H + 1, sold: { address: weth, raw: '1000000000000000000' }, bought: { address: usdc, raw: '1' }, valueUsd: null },
+      // value_usd 0, or a zero amount: no price either
+      { hash: hashOf(5), time: T0 + 2 * H + 2, sold: { address: weth, raw: '1000000000000000000' }, bought: { address: usdc, raw: '1' }, valueUsd: 0 },
+      { hash: hashOf(6), time: T0 + 2 * H + 3, sold: { address: weth, raw: '0' }, bought: { address: usdc, raw: '0' }, valueUsd: 10 },
       // the other leg has no metadata: only the WETH leg prices (2,900)
       { hash: hashOf(4), time: T0 + 3 * H, sold: { address: weth, raw: '1000000000000000000' }, bought: { address: unknown, raw: '5' }, valueUsd: 2900 },
     ]
