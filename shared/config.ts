@@ -29,8 +29,10 @@ const envSchema = z.object({
 
   SAMPLE_DATA: booleanFlag.default(true),
 
-  INGEST_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
-  INGEST_FLUSH_ROWS: z.coerce.number().int().min(1).default(50_000),
+  // 16 jobs of 5,000 records in hand = two 40,000-row inserts: one being written while
+  // the next fills (embedded ClickHouse inserts on one core; the worker works on the other).
+  INGEST_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
+  INGEST_FLUSH_ROWS: z.coerce.number().int().min(1).default(40_000),
   INGEST_FLUSH_MS: z.coerce.number().int().min(1).default(500),
   INGEST_MAX_ATTEMPTS: z.coerce.number().int().min(1).default(10),
   /** How long an ingest job's lock lives without renewal: after a crash, its job is redelivered within about twice this. */

@@ -1,0 +1,103 @@
+/**
+ * `npm run bench:ingest`: swaps/s through the whole path (producer → Redis → worker →
+ * ClickHouse, until a read sees them all) on a fresh embedded store, next to the rate of
+ * inserting the same rows straight through @clickhouse/client in the same run.
+ * BENCH_SWAPS (default 1,000,000) and BENCH_JOB_SIZE (5,000) tune it; INGEST_* as usual.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { randomBytes } from 'node:crypto'
+import { Worker as Thread } from 'node:worker_threads'
+import { Queue } from 'bullmq'
+import { loadConfig } from '../shared/config.js'
+import { openRuntime } from '../shared/bootstrap.js'
+import { QueueNames } from '../shared/queues.js'
+import { createRedis, deleteKeysWithPrefix } from '../shared/redis.js'
+import { swapRecord } from '../shared/records.js'
+import { startIngestRole } from './role.js'
+import { swapRow } from './table-rows.js'
+import { syntheticSwap } from './benchmark/synthetic-swaps.js'
+
+const total = Number(process.env.BENCH_SWAPS ?? 1_000_000)
+const jobSize = Number(process.env.BENCH_JOB_SIZE ?? 5_000)
+const directBatch = 100_000
+
+const dataDir = mkdtempSync(join(tmpdir(), 'smartmoney-bench-'))
+const tag = randomBytes(4).toString('hex')
+const config = loadConfig({
+  ...process.env,
+  CLICKHOUSE_URL: undefined,
+  CLICKHOUSE_PATH: dataDir,
+  CLICKHOUSE_DATABASE: `bench_${tag}`,
+  REDIS_PREFIX: `bench-${tag}`,
+  LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+})
+const runtime = await openRuntime(config, 'bench')
+const { clickhouse, tables } = runtime
+const redis = createRedis(config.redis.url)
+
+try {
+  console.log(`${total.toLocaleString('en')} swaps, jobs of ${jobSize}, concurrency ${config.ingest.concurrency}, flush ${config.ingest.flushRows} rows / ${config.ingest.flushMs} ms`)
+
+  // 1. End to end.
+  const role = await startIngestRole(runtime)
+  const queueConnection = createRedis(config.redis.url, 'bullmq')
+  const queue = new Queue(QueueNames.ingest, { connection: queueConnection, prefix: config.redis.prefix })
+  const started = performance.now()
+  const cpuStart = process.cpuUsage()
+  // A thread cannot load TypeScript by itself: it registers tsx, then imports the producer.
+  const producerUrl = new URL('./benchmark/producer-thread.ts', import.meta.url).href
+  const producer = new Thread(`import('tsx/esm/api').then(({ tsImport }) => tsImport(${JSON.stringify(producerUrl)}, ${JSON.stringify(import.meta.url)}))`, {
+    eval: true,
+    workerData: { config: { redis: config.redis, ingest: config.ingest }, total, jobSize, jobsPerCall: 4 },
+  })
+  const produced = new Promise<number>((resolve, reject) => {
+    producer.once('message', () => resolve(performance.now() - started))
+    producer.once('error', reject)
+  })
+  const jobs = Math.ceil(total / jobSize)
+  for (;;) {
+    const counts = await queue.getJobCounts('completed', 'failed')
+    if ((counts.failed ?? 0) > 0) throw new Error(`${counts.failed} ingest jobs failed`)
+    if ((counts.completed ?? 0) >= jobs) break
+    await new Promise((r) => setTimeout(r, 20))
+  }
+  const visible = await countFinal(tables.swaps)
+  const endToEndMs = performance.now() - started
+  const cpu = process.cpuUsage(cpuStart)
+  if (visible !== total) throw new Error(`expected ${total} swaps, a read sees ${visible}`)
+  const enqueueMs = await produced
+  await role.stop()
+  await queue.close()
+  queueConnection.disconnect()
+  const endToEnd = total / (endToEndMs / 1000)
+  console.log(`enqueue done after ${(enqueueMs / 1000).toFixed(2)} s`)
+  console.log(`end to end:   ${Math.round(endToEnd).toLocaleString('en')} swaps/s (${(endToEndMs / 1000).toFixed(2)} s; process CPU ${(((cpu.user + cpu.system) / 1000 / endToEndMs) * 100).toFixed(0)}%)`)
+
+  // 2. The same rows straight through @clickhouse/client, into a table of the same shape.
+  const direct = `${tables.database}.swaps_direct`
+  await clickhouse.command({ query: `CREATE TABLE ${direct} AS ${tables.swaps}` })
+  const rows = Array.from({ length: total }, (_, i) => swapRow(swapRecord.parse(syntheticSwap(i)), Date.now()))
+  const directStarted = performance.now()
+  for (let i = 0; i < total; i += directBatch) {
+    await clickhouse.insert({ table: direct, values: rows.slice(i, i + directBatch), format: 'JSONEachRow' })
+  }
+  const directVisible = await countFinal(direct)
+  const directMs = performance.now() - directStarted
+  if (directVisible !== total) throw new Error(`expected ${total} direct rows, a read sees ${directVisible}`)
+  const directRate = total / (directMs / 1000)
+  console.log(`direct insert: ${Math.round(directRate).toLocaleString('en')} rows/s (${(directMs / 1000).toFixed(2)} s, batches of ${directBatch.toLocaleString('en')})`)
+  console.log(`ratio end-to-end / direct: ${(endToEnd / directRate).toFixed(2)}`)
+} finally {
+  await deleteKeysWithPrefix(redis, config.redis.prefix)
+  redis.disconnect()
+  await clickhouse.close()
+  rmSync(dataDir, { recursive: true, force: true })
+}
+
+async function countFinal(table: string): Promise<number> {
+  const rs = await clickhouse.query({ query: `SELECT count() AS n FROM ${table} FINAL`, format: 'JSONEachRow' })
+  const [row] = await rs.json<{ n: string }>()
+  return Number(row!.n)
+}

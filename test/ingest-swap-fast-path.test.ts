@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest'
+import { swapRecord } from '../shared/records.js'
+import { fastSwap } from '../ingest/swap-fast-path.js'
+import { validateRecords } from '../ingest/validate-records.js'
+import { swapInput } from './support/record-inputs.js'
+import { mixedCase } from './support/factories.js'
+
+const MAX = ((1n << 256n) - 1n).toString()
+
+/** Values that probe each rule of the schema: edges, wrong types, CSV-like strings. */
+const probes: unknown[] = [
+  undefined, null, '', ' ', 0, -0, 1, -1, 1.5, NaN, Infinity, -Infinity, 2 ** 32 - 1, 2 ** 32, Number.MAX_SAFE_INTEGER,
+  Number.MAX_SAFE_INTEGER + 1, 1e21, '0', '1', '00', '007', '12', ' 12', '1.5', '-1', '1e3', 'abc', MAX, `0${MAX}`,
+  (BigInt(MAX) + 1n).toString(), '9'.repeat(77), '9'.repeat(78), true, [], {}, ['0x1'], 'uniswap', ' uniswap ', 'x'.repeat(128),
+  'x'.repeat(129), `0x${'a'.repeat(40)}`, `0x${'A'.repeat(40)}`, `0X${'a'.repeat(40)}`, `0x${'g'.repeat(40)}`, `0x${'ab'.repeat(32)}`,
+  `0x${'AB'.repeat(32)}`, `0x${'ab'.repeat(31)}`, { contract_address: `0x${'c'.repeat(40)}`, amount_raw: '5' },
+  { contract_address: `0x${'c'.repeat(40)}`, amount_raw: 5 }, { contract_address: `0x${'C'.repeat(40)}`, amount_raw: '05', extra: 1 },
+]
+const fields = ['hash', 'block_number', 'timestamp', 'wallet_address', 'token_sold', 'token_bought', 'value_usd', 'dex', 'chain_id']
+const legFields = ['contract_address', 'amount_raw']
+
+function variants(): unknown[] {
+  const bases: Record<string, unknown>[] = [
+    swapInput('base-1') as Record<string, unknown>,
+    { ...swapInput('base-2', { wallet_address: mixedCase(swapInput('x').wallet_address) }), value_usd: undefined, dex: undefined },
+    { ...swapInput('base-3'), chain_id: 10, value_usd: null, dex: null, extra_field: 'dropped' },
+  ]
+  const out: unknown[] = [...bases, null, 'swap', 42, []]
+  for (const base of bases) {
+    for (const field of fields) {
+      for (const probe of probes) {
+        const copy: Record<string, unknown> = { ...base, [field]: probe }
+        if (probe === undefined) delete copy[field]
+        out.push(copy)
+      }
+    }
+    for (const side of ['token_sold', 'token_bought']) {
+      for (const field of legFields) {
+        for (const probe of probes) {
+          const legCopy: Record<string, unknown> = { ...(base[side] as object), [field]: probe }
+          out.push({ ...base, [side]: legCopy })
+        }
+      }
+    }
+  }
+  return out
+}
+
+describe('swap validation fast path', () => {
+  const cases = variants()
+
+  it('accepts only what the schema accepts, and returns exactly what the schema returns', () => {
+    let fastAccepted = 0
+    for (const input of cases) {
+      const fast = fastSwap(input)
+      const slow = swapRecord.safeParse(input)
+      if (fast === undefined) continue
+      fastAccepted++
+      expect(slow.success, JSON.stringify(input)).toBe(true)
+      expect(fast).toStrictEqual(slow.data)
+    }
+    // the fast path must actually carry the common case
+    expect(fastAccepted).toBeGreaterThan(100)
+  })
+
+  it('leaves validation outcomes unchanged: the worker validates as the schema does', () => {
+    const { valid, rejected } = validateRecords('swap', cases)
+    const expectedValid = cases.map((c) => swapRecord.safeParse(c)).filter((r) => r.success).map((r) => r.data)
+    expect(valid).toStrictEqual(expectedValid)
+    expect(valid.length + rejected.length).toBe(cases.length)
+    expect(rejected.every((r) => r.reason.length > 0)).toBe(true)
+  })
+})
