@@ -2,7 +2,7 @@
  * `npm run bench:indicators`: a full recompute of 10,000 tokens x 500 closed 4-hour
  * candles, end to end (candles aggregated in ClickHouse, indicators, Redis writes), on
  * a fresh temporary embedded store; and, in the same run, the indicator math alone.
- * BENCH_TOKENS / BENCH_CANDLES override the size (e.g. for a quick try).
+ * `npm run bench:indicators -- TOKENS CANDLES` overrides the size (e.g. for a quick try).
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'

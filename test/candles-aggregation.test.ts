@@ -82,7 +82,7 @@ describe('4-hour candles from ClickHouse', () => {
     expect(candles.map((c) => c.time)).toEqual([T0, T0 + 4 * H])
   })
 
-  it('breaks ties in time deterministically: a price record before swaps, swaps by hash', async () => {
+  it('breaks ties in time deterministically: a price record before swaps, swaps in a fixed order of their hash', async () => {
     const tie = addressOf(9)
     const t = T0 + 12 * H
     await insertTokens(rt, [{ address: tie, decimals: 0 }])
