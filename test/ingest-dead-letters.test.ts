@@ -1,0 +1,99 @@
+import { execFile } from 'node:child_process'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createClickHouse } from '../shared/clickhouse.js'
+import { createRedis, deleteKeysWithPrefix } from '../shared/redis.js'
+import type { Runtime } from '../shared/runtime.js'
+import { DeadLetterStore } from '../ingest/dead-letter-store.js'
+import { listDeadLetters } from '../ingest/dead-letter-commands.js'
+import { createTestRuntime, type TestRuntime } from './support/runtime.js'
+import { startIngestHarness, type IngestHarness } from './support/ingest-harness.js'
+import { swapInput } from './support/record-inputs.js'
+
+interface CliRun {
+  code: number
+  stdout: string
+  stderr: string
+}
+
+function runCli(env: Record<string, string>, args: string[]): Promise<CliRun> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'ingest/dead-letters-cli.ts', ...args],
+      { cwd: process.cwd(), env: { ...process.env, ...env }, timeout: 60_000 },
+      (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    )
+  })
+}
+
+describe('dead letters: list and redrive', () => {
+  let rt: TestRuntime
+  let runtime: Runtime
+  let ingest: IngestHarness | undefined
+  const bad1 = swapInput('dl-1', { hash: 'not-a-hash' })
+  const bad2 = swapInput('dl-2', { timestamp: -5 })
+
+  beforeAll(async () => {
+    rt = await createTestRuntime({ INGEST_FLUSH_MS: '50' })
+    runtime = rt
+    ingest = await startIngestHarness(runtime)
+    const jobId = await ingest.producer.send('swap', [bad1, swapInput('dl-ok'), bad2], 'dl-test')
+    expect(await ingest.finished(jobId)).toEqual({ accepted: 1, rejected: 2 })
+  })
+  afterAll(async () => {
+    await ingest?.close()
+    await runtime.clickhouse.command({ query: `DROP DATABASE IF EXISTS ${runtime.tables.database}` })
+    await runtime.clickhouse.close()
+    const redis = createRedis(rt.config.redis.url)
+    await deleteKeysWithPrefix(redis, rt.config.redis.prefix)
+    redis.disconnect()
+  })
+
+  it('lists each dead letter with its reason and the record as received', async () => {
+    const lines: string[] = []
+    const shown = await listDeadLetters(new DeadLetterStore(runtime.clickhouse, runtime.tables), { type: 'swap' }, (l) => lines.push(l))
+    expect(shown).toBe(2)
+    const text = lines.join('\n')
+    expect(text).toMatch(/reason: {2}hash: must be "0x" followed by 64 hexadecimal characters/)
+    expect(text).toMatch(/reason: {2}timestamp: /)
+    expect(text).toContain(`payload: ${JSON.stringify(bad1)}`)
+    expect(lines.at(-1)).toBe('2 shown of 2 dead letters of type swap')
+  })
+
+  it('says clearly that the embedded store is held by another process', async () => {
+    const run = await runCli(rt.env, ['list'])
+    expect(run.code).toBe(3)
+    expect(run.stderr).toContain('another process holds it')
+  })
+
+  it('lists and re-drives from the command line once the store is free; a record that fails again is stored once', async () => {
+    await ingest!.close()
+    ingest = undefined
+    await runtime.clickhouse.close()
+
+    const list = await runCli(rt.env, ['list', '--type', 'swap'])
+    expect(list.code, list.stderr).toBe(0)
+    expect(list.stdout).toContain('hash: must be "0x" followed by 64 hexadecimal characters')
+    expect(list.stdout).toContain('2 shown of 2 dead letters of type swap')
+
+    const redrive = await runCli(rt.env, ['redrive', '--type', 'swap'])
+    expect(redrive.code, redrive.stderr).toBe(0)
+    expect(redrive.stdout).toContain('re-enqueued 2 dead letters in 1 job')
+
+    const usage = await runCli(rt.env, ['purge'])
+    expect(usage.code).toBe(2)
+    expect(usage.stderr).toContain('usage:')
+
+    runtime = { ...rt, clickhouse: createClickHouse(rt.config.clickhouse) }
+    const store = new DeadLetterStore(runtime.clickhouse, runtime.tables)
+    expect((await store.list({ type: 'swap' })).every((l) => l.redrivenAt !== null)).toBe(true)
+
+    ingest = await startIngestHarness(runtime)
+    const [job] = await ingest.producer.queue.getJobs(['wait', 'active', 'completed', 'delayed'])
+    expect(job!.data.source).toBe('redrive:dl-test')
+    expect(await ingest.finished(job!.id!)).toEqual({ accepted: 0, rejected: 2 })
+    const again = await store.list({ type: 'swap' })
+    expect(again).toHaveLength(2)
+    expect(again.every((l) => l.redrivenAt === null && l.source === 'redrive:dl-test')).toBe(true)
+  })
+})
