@@ -66,10 +66,16 @@ export function candlesSql(tables: Tables, filter: 'all' | 'token' | 'range' = '
       FROM (
         SELECT leg.1 AS token, timestamp AS ts, leg.2 AS amount, assumeNotNull(value_usd) AS usd,
                bitOr(cityHash64(hash, leg.3), 1) AS tiebreak
-        FROM ${tables.swaps} FINAL
+        FROM (
+          SELECT timestamp, hash, value_usd, token_sold_address, token_sold_amount,
+                 token_bought_address, token_bought_amount
+          FROM ${tables.swaps} FINAL
+          WHERE value_usd > 0 AND timestamp < {before:DateTime64(3)}
+            AND (${on('token_sold_address')} OR ${on('token_bought_address')})
+        )
         ARRAY JOIN [(token_sold_address, token_sold_amount, ':sold'),
                     (token_bought_address, token_bought_amount, ':bought')] AS leg
-        WHERE value_usd > 0 AND timestamp < {before:DateTime64(3)} AND leg.2 > 0 ${legFilter}
+        WHERE leg.2 > 0 ${legFilter}
       ) AS legs
       INNER JOIN (SELECT contract_address, decimals FROM ${tables.tokens} FINAL ${tokenFilter}) AS meta
         ON meta.contract_address = legs.token
