@@ -44,18 +44,22 @@ try {
   const role = await startIngestRole(runtime)
   const queueConnection = createRedis(config.redis.url, 'bullmq')
   const queue = new Queue(QueueNames.ingest, { connection: queueConnection, prefix: config.redis.prefix })
-  const started = performance.now()
-  const cpuStart = process.cpuUsage()
   // A thread cannot load TypeScript by itself: it registers tsx, then imports the producer.
   const producerUrl = new URL('./benchmark/producer-thread.ts', import.meta.url).href
   const producer = new Thread(`import('tsx/esm/api').then(({ tsImport }) => tsImport(${JSON.stringify(producerUrl)}, ${JSON.stringify(import.meta.url)}))`, {
     eval: true,
     workerData: { config: { redis: config.redis, ingest: config.ingest }, total, jobSize, jobsPerCall: 4 },
   })
-  const produced = new Promise<number>((resolve, reject) => {
-    producer.once('message', () => resolve(performance.now() - started))
-    producer.once('error', reject)
-  })
+  const nextMessage = () =>
+    new Promise<void>((resolve, reject) => {
+      producer.once('message', () => resolve())
+      producer.once('error', reject)
+    })
+  await nextMessage() // records built
+  const started = performance.now()
+  const cpuStart = process.cpuUsage()
+  producer.postMessage('go')
+  const produced = nextMessage().then(() => performance.now() - started)
   const jobs = Math.ceil(total / jobSize)
   for (;;) {
     const counts = await queue.getJobCounts('completed', 'failed')
