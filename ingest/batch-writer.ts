@@ -145,7 +145,9 @@ export class BatchWriter {
   }
 
   private async insert(table: string, rows: readonly object[]): Promise<void> {
+    const started = performance.now()
     await this.clickhouse.insert({ table, values: rows as object[], format: 'JSONEachRow' })
+    this.logger.debug('inserted', { table, rows: rows.length, ms: Math.round(performance.now() - started), inFlight: this.inFlight.size })
   }
 }
 
