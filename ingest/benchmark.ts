@@ -60,11 +60,15 @@ try {
   const cpuStart = process.cpuUsage()
   producer.postMessage('go')
   const produced = nextMessage().then(() => performance.now() - started)
-  const jobs = Math.ceil(total / jobSize)
+  // Every job enqueued, then none left to do (completed jobs are pruned beyond 10,000, so
+  // they are not counted).
+  let enqueued = false
+  void produced.then(() => (enqueued = true))
   for (;;) {
-    const counts = await queue.getJobCounts('completed', 'failed')
+    const counts = await queue.getJobCounts('wait', 'active', 'delayed', 'prioritized', 'failed')
     if ((counts.failed ?? 0) > 0) throw new Error(`${counts.failed} ingest jobs failed`)
-    if ((counts.completed ?? 0) >= jobs) break
+    const left = (counts.wait ?? 0) + (counts.active ?? 0) + (counts.delayed ?? 0) + (counts.prioritized ?? 0)
+    if (enqueued && left === 0) break
     await new Promise((r) => setTimeout(r, 20))
   }
   const visible = await countFinal(tables.swaps)
