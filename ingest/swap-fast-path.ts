@@ -1,4 +1,4 @@
-import type { SwapRecord } from '../shared/records.js'
+import { MAX_TIMESTAMP_MS, type SwapRecord } from '../shared/records.js'
 
 /**
  * The hot path of swap validation. Parsing a swap with its zod schema costs several
@@ -23,7 +23,7 @@ export function fastSwap(input: unknown): SwapRecord | undefined {
   const timestamp = r.timestamp
   const wallet = r.wallet_address
   if (typeof hash !== 'string' || !HASH.test(hash)) return undefined
-  if (!isSafeUnsigned(blockNumber) || !isSafeUnsigned(timestamp)) return undefined
+  if (!isSafeUnsigned(blockNumber) || !isSafeUnsigned(timestamp) || timestamp > MAX_TIMESTAMP_MS) return undefined
   if (typeof wallet !== 'string' || !ADDRESS.test(wallet)) return undefined
   const sold = leg(r.token_sold)
   if (!sold) return undefined

@@ -29,7 +29,10 @@ function unsignedInt(max: number, what: string) {
     .pipe(z.number().int(`${what} must be an integer`).min(0, `${what} must be >= 0`).max(max, `${what} must be <= ${max}`))
 }
 
-export const timestampMs = unsignedInt(Number.MAX_SAFE_INTEGER, 'milliseconds since the epoch')
+/** The last millisecond ClickHouse's DateTime64 holds: 2299-12-31T23:59:59.999Z. */
+export const MAX_TIMESTAMP_MS = Date.UTC(2299, 11, 31, 23, 59, 59, 999)
+
+export const timestampMs = unsignedInt(MAX_TIMESTAMP_MS, 'milliseconds since the epoch')
 
 /** A uint256 amount as a decimal string: numbers are refused because they lose digits. */
 export const uint256 = z

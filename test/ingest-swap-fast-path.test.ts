@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { swapRecord } from '../shared/records.js'
+import { MAX_TIMESTAMP_MS, swapRecord } from '../shared/records.js'
 import { fastSwap } from '../ingest/swap-fast-path.js'
 import { validateRecords } from '../ingest/validate-records.js'
 import { swapInput } from './support/record-inputs.js'
@@ -10,6 +10,7 @@ const MAX = ((1n << 256n) - 1n).toString()
 /** Values that probe each rule of the schema: edges, wrong types, CSV-like strings. */
 const probes: unknown[] = [
   undefined, null, '', ' ', 0, -0, 1, -1, 1.5, NaN, Infinity, -Infinity, 2 ** 32 - 1, 2 ** 32, Number.MAX_SAFE_INTEGER,
+  MAX_TIMESTAMP_MS, MAX_TIMESTAMP_MS + 1,
   Number.MAX_SAFE_INTEGER + 1, 1e21, '0', '1', '00', '007', '12', ' 12', '1.5', '-1', '1e3', 'abc', MAX, `0${MAX}`,
   (BigInt(MAX) + 1n).toString(), '9'.repeat(77), '9'.repeat(78), true, [], {}, ['0x1'], 'uniswap', ' uniswap ', 'x'.repeat(128),
   'x'.repeat(129), `0x${'a'.repeat(40)}`, `0x${'A'.repeat(40)}`, `0X${'a'.repeat(40)}`, `0x${'g'.repeat(40)}`, `0x${'ab'.repeat(32)}`,

@@ -3,6 +3,7 @@ import { createTestRuntime, type TestRuntime } from './support/runtime.js'
 import { countRows, startIngestHarness, type IngestHarness } from './support/ingest-harness.js'
 import { holdingInput, priceInput, swapInput, tokenInput } from './support/record-inputs.js'
 import { addressFor, hashFor, mixedCase } from './support/factories.js'
+import { MAX_TIMESTAMP_MS } from '../shared/records.js'
 
 describe('ingest worker', () => {
   let rt: TestRuntime
@@ -118,6 +119,28 @@ describe('ingest worker', () => {
       { h: hashFor('big-amounts') },
     )
     expect(rows).toEqual([{ sold: max, bought: above53 }])
+  })
+
+  it('stores every field of a swap exactly: escaped text, nulls, extreme numbers and times', async () => {
+    const odd = swapInput('odd-fields', {
+      dex: 'tab\there, new\nline, back\\slash \\N "quoted" é 🚀',
+      value_usd: 1e21,
+      timestamp: 0,
+      chain_id: 4_294_967_295,
+    })
+    const plain = swapInput('plain-fields', { dex: undefined, value_usd: 0.1 + 0.2, timestamp: MAX_TIMESTAMP_MS, block_number: Number.MAX_SAFE_INTEGER })
+    const empty = swapInput('empty-fields', { dex: null, value_usd: null, timestamp: 5 })
+    expect(await ingest.finished(await ingest.producer.send('swap', [odd, plain, empty]))).toEqual({ accepted: 3, rejected: 0 })
+    const rows = await query<{ hash: string; dex: string | null; value_usd: number | null; ms: string; chain_id: number; block: string }>(
+      `SELECT hash, dex, value_usd, toUnixTimestamp64Milli(timestamp) AS ms, chain_id, block_number AS block
+       FROM ${rt.tables.swaps} FINAL WHERE hash IN {h:Array(String)} ORDER BY ms`,
+      { h: [hashFor('odd-fields'), hashFor('plain-fields'), hashFor('empty-fields')] },
+    )
+    expect(rows).toEqual([
+      { hash: hashFor('odd-fields'), dex: odd.dex, value_usd: 1e21, ms: '0', chain_id: 4_294_967_295, block: '19000000' },
+      { hash: hashFor('empty-fields'), dex: null, value_usd: null, ms: '5', chain_id: 1, block: '19000000' },
+      { hash: hashFor('plain-fields'), dex: null, value_usd: 0.1 + 0.2, ms: String(MAX_TIMESTAMP_MS), chain_id: 1, block: String(Number.MAX_SAFE_INTEGER) },
+    ])
   })
 
   it('keeps the first id assigned to a token', async () => {
