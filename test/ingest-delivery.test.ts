@@ -62,6 +62,24 @@ describe('ingest delivery guarantees', () => {
     }
   })
 
+  it('flushes at once when every job slot is waiting, and on the row count, without waiting for the timer', async () => {
+    const writer = new BatchWriter(rt.clickhouse, { flushRows: 3, flushMs: 60_000, flushWhenWaiting: 2 }, createLogger('silent'))
+    const row = (label: string) => swapRow(swapRecord.parse(swapInput(label)), Date.now())
+    const first = writer.write([{ table: rt.tables.swaps, rows: [row('slots-1')] }])
+    await new Promise((r) => setTimeout(r, 100))
+    expect(writer.bufferedRows).toBe(1) // one slot waiting: the timer (a minute) would decide
+    await writer.write([{ table: rt.tables.swaps, rows: [row('slots-2')] }]) // both slots waiting: flush now
+    await first
+    await writer.write([{ table: rt.tables.swaps, rows: [row('rows-1'), row('rows-2'), row('rows-3')] }]) // flushRows reached
+    expect(writer.bufferedRows).toBe(0)
+    const rs = await rt.clickhouse.query({
+      query: `SELECT count() AS n FROM ${rt.tables.swaps} FINAL WHERE hash IN {h:Array(String)}`,
+      query_params: { h: ['slots-1', 'slots-2', 'rows-1', 'rows-2', 'rows-3'].map(hashFor) },
+      format: 'JSONEachRow',
+    })
+    expect(await rs.json()).toEqual([{ n: '5' }])
+  })
+
   it('when ClickHouse refuses one batch of rows, the batches inserted with it still land', async () => {
     const writer = new BatchWriter(rt.clickhouse, { flushRows: 1_000_000, flushMs: 50 }, createLogger('silent'))
     const good = [swapRow(swapRecord.parse(swapInput('isolated-good')), Date.now())]
