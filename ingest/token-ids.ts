@@ -25,14 +25,21 @@ export class TokenIdRegistry {
   /** The id to write for each record's address (keyed by lower-case address). */
   async resolve(records: readonly TokenRecord[]): Promise<Map<string, string>> {
     const ids = await this.storedIds([...new Set(records.map((r) => r.contract_address))])
-    for (const record of records) {
-      const address = record.contract_address
-      if (ids.has(address)) continue
-      const candidate = record.id ?? deriveTokenId(address)
-      const key = redisKey(this.prefix, 'token-id', address)
-      const previous = await this.redis.set(key, candidate, 'EX', CLAIM_TTL_SECONDS, 'NX', 'GET')
-      ids.set(address, previous ?? candidate)
+    const claims = records.filter((r) => !ids.has(r.contract_address))
+    if (claims.length === 0) return ids
+    // One round trip; commands run in order, so a second claim of an address in this batch
+    // gets the first one's id back.
+    const pipeline = this.redis.pipeline()
+    for (const record of claims) {
+      const key = redisKey(this.prefix, 'token-id', record.contract_address)
+      pipeline.set(key, record.id ?? deriveTokenId(record.contract_address), 'EX', CLAIM_TTL_SECONDS, 'NX', 'GET')
     }
+    const results = (await pipeline.exec()) ?? []
+    claims.forEach((record, i) => {
+      const [err, previous] = results[i] ?? [new Error('no reply')]
+      if (err) throw err
+      ids.set(record.contract_address, typeof previous === 'string' ? previous : (record.id ?? deriveTokenId(record.contract_address)))
+    })
     return ids
   }
 

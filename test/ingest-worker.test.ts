@@ -161,7 +161,7 @@ describe('ingest worker', () => {
     const raceA = tokenInput('race', { id: 'race-a' })
     const raceB = tokenInput('race', { id: 'race-b' })
     const ids = await ingest.producer.sendMany([
-      { type: 'token', records: [derived, raceA], source: 'race' },
+      { type: 'token', records: [derived, raceA, tokenInput('twin', { id: 'twin-1' }), tokenInput('twin', { id: 'twin-2' })], source: 'race' },
       { type: 'token', records: [raceB], source: 'race' },
     ])
     for (const id of ids) await ingest.finished(id)
@@ -172,6 +172,10 @@ describe('ingest worker', () => {
     expect(rows.filter((r) => r.contract_address === addressFor('derived')).map((r) => r.id)).toEqual([addressFor('derived')])
     const raceIds = new Set(rows.filter((r) => r.contract_address === addressFor('race')).map((r) => r.id))
     expect(raceIds).toEqual(new Set(['race-a']))
+    const twins = await query<{ id: string }>(`SELECT DISTINCT id FROM ${rt.tables.tokens} WHERE contract_address = {a:String}`, {
+      a: addressFor('twin'),
+    })
+    expect(twins).toEqual([{ id: 'twin-1' }])
   })
 
   it('writes prices, and dead-letters a whole job whose type is unknown', async () => {
