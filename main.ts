@@ -23,7 +23,8 @@ if (config.clickhouse.mode === 'embedded') {
     process.exit(1)
   }
 }
-const runtime = await runRoles(config, 'all', [startIngestRole, startApiRole, startIndicatorsRole])
+// Stopped in reverse: the API stops taking requests first, then the engine, then ingest drains.
+const runtime = await runRoles(config, 'all', [startIngestRole, startIndicatorsRole, startApiRole])
 // After the roles are up; embedded mode only, and only into an empty store.
 const sample = await loadSampleDataOnFirstStart(runtime)
 if (sample) void recomputeAllAfterIngestJobs(runtime, sample.jobIds)
