@@ -2,6 +2,7 @@ import type { ClickHouseClient } from '../shared/clickhouse.js'
 import type { SwapTransaction } from '../shared/domain.js'
 import { toDecimalAmount } from '../shared/amounts.js'
 import type { Tables } from '../shared/tables.js'
+import { MAX_TIMESTAMP_MS } from '../shared/records.js'
 import type { Page } from './pagination.js'
 import { latestTokensSubquery, tokenColumns, toTokenRef } from './token-refs.js'
 
@@ -28,8 +29,6 @@ interface SwapRow extends Record<string, unknown> {
   dex: string | null
 }
 
-/** DateTime64(3) ends in 2299; later bounds mean "no limit" and must not overflow. */
-const MAX_DATETIME64_MS = 10_413_791_999_999
 
 /**
  * Swaps, one per (chain, hash): a swap written more than once is listed and counted
@@ -84,8 +83,8 @@ export class SwapsRepository {
       'timestamp <= fromUnixTimestamp64Milli({end:Int64}, \'UTC\')',
     ]
     const params: Record<string, unknown> = {
-      start: Math.min(filter.startMs, MAX_DATETIME64_MS),
-      end: Math.min(filter.endMs, MAX_DATETIME64_MS),
+      start: Math.min(filter.startMs, MAX_TIMESTAMP_MS),
+      end: Math.min(filter.endMs, MAX_TIMESTAMP_MS),
     }
     if (filter.walletAddress !== undefined) {
       conditions.push('wallet_address = {wallet:String}')

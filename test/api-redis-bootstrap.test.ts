@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest'
 import { createLogger } from '../shared/logger.js'
 import { createRedis } from '../shared/redis.js'
 import { ensureLocalRedis, RedisUnavailableError } from '../shared/redis-bootstrap.js'
+import { testRedisUrl } from './support/runtime.js'
 
 const logger = createLogger('silent')
 
@@ -22,7 +23,7 @@ async function freePort(): Promise<number> {
 
 describe('redis bootstrap for npm start', () => {
   it('uses a Redis that already answers, starting nothing', async () => {
-    const url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'
+    const url = testRedisUrl
     const child = await ensureLocalRedis({ url, prefix: 'x', autostart: true, dataDir: '/nonexistent' }, logger)
     expect(child).toBeNull()
   })

@@ -3,10 +3,11 @@ import { Queue, UnrecoverableError, Worker } from 'bullmq'
 import { afterAll, describe, expect, it } from 'vitest'
 import { JobWaiter } from '../ingest/backfill/job-waiter.js'
 import { createRedis, deleteKeysWithPrefix } from '../shared/redis.js'
+import { testRedisUrl } from './support/runtime.js'
 
 /** The --wait bookkeeping against real BullMQ jobs: completed, retried, failed for good, removed. */
 
-const url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'
+const url = testRedisUrl
 const prefix = `test-waiter-${randomBytes(4).toString('hex')}`
 const connection = createRedis(url, 'bullmq')
 const queue = new Queue('waiter', { connection, prefix })

@@ -28,12 +28,15 @@ export interface TestRuntime extends Runtime {
   cleanup(): Promise<void>
 }
 
+/** The Redis the tests use: REDIS_URL as the configuration reads it (default 127.0.0.1:6379). */
+export const testRedisUrl = loadConfig().redis.url
+
 export function testEnv(overrides: Record<string, string> = {}): Record<string, string> {
   const tag = randomBytes(4).toString('hex')
   return {
     CLICKHOUSE_PATH: testDataDir(),
     CLICKHOUSE_DATABASE: `test_${tag}`,
-    REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    REDIS_URL: testRedisUrl,
     REDIS_PREFIX: `test-${tag}`,
     REDIS_AUTOSTART: 'false',
     LOG_LEVEL: 'silent',
