@@ -1,5 +1,6 @@
 import type { ClickHouseClient } from '../shared/clickhouse.js'
 import type { Logger } from '../shared/logger.js'
+import { compactRows } from './compact-rows.js'
 import { isDataError } from './insert-errors.js'
 
 export interface TableRows {
@@ -36,7 +37,7 @@ interface TableBuffer {
 
 /**
  * Buffers rows per table across jobs and inserts each table's buffer in one
- * JSONEachRow insert. `write` resolves only once the insert holding those rows has
+ * JSONCompactEachRow insert (see compact-rows.ts). `write` resolves only once the insert holding those rows has
  * succeeded, so a caller that acknowledges after `write` acknowledges durable rows only.
  * When a combined insert fails on a data error, each writer's rows are retried alone,
  * so one bad batch cannot fail the batches written beside it.
@@ -146,7 +147,8 @@ export class BatchWriter {
 
   private async insert(table: string, rows: readonly object[]): Promise<void> {
     const started = performance.now()
-    await this.clickhouse.insert({ table, values: rows as object[], format: 'JSONEachRow' })
+    const { columns, values } = compactRows(rows)
+    await this.clickhouse.insert({ table, columns, values, format: 'JSONCompactEachRow' })
     this.logger.debug('inserted', { table, rows: rows.length, ms: Math.round(performance.now() - started), inFlight: this.inFlight.size })
   }
 }

@@ -1,7 +1,8 @@
 /**
  * `npm run bench:ingest`: swaps/s through the whole path (producer → Redis → worker →
  * ClickHouse, until a read sees them all) on a fresh embedded store, next to the rate of
- * inserting the same rows straight through @clickhouse/client in the same run.
+ * inserting the same rows straight through @clickhouse/client in the same run (as
+ * JSONCompactEachRow, the worker's format, and as JSONEachRow).
  * BENCH_SWAPS (default 1,000,000) and BENCH_JOB_SIZE (5,000) tune it; INGEST_* as usual.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -17,6 +18,7 @@ import { createRedis, deleteKeysWithPrefix } from '../shared/redis.js'
 import { swapRecord } from '../shared/records.js'
 import { startIngestRole } from './role.js'
 import { swapRow } from './table-rows.js'
+import { compactRows } from './compact-rows.js'
 import { syntheticSwap } from './benchmark/synthetic-swaps.js'
 
 const total = Number(process.env.BENCH_SWAPS ?? 1_000_000)
@@ -83,25 +85,36 @@ try {
   console.log(`enqueue done after ${(enqueueMs / 1000).toFixed(2)} s`)
   console.log(`end to end:   ${Math.round(endToEnd).toLocaleString('en')} swaps/s (${(endToEndMs / 1000).toFixed(2)} s; process CPU ${(((cpu.user + cpu.system) / 1000 / endToEndMs) * 100).toFixed(0)}%)`)
 
-  // 2. The same rows straight through @clickhouse/client, into a table of the same shape.
-  const direct = `${tables.database}.swaps_direct`
-  await clickhouse.command({ query: `CREATE TABLE ${direct} AS ${tables.swaps}` })
+  // 2. The same rows straight through @clickhouse/client, prepared before the clock, into
+  // tables of the same shape: as JSONCompactEachRow (the format the worker uses, and the
+  // faster one: the ratio's reference) and as JSONEachRow (the plain object rows).
   const rows = Array.from({ length: total }, (_, i) => swapRow(swapRecord.parse(syntheticSwap(i)), Date.now()))
-  const directStarted = performance.now()
-  for (let i = 0; i < total; i += directBatch) {
-    await clickhouse.insert({ table: direct, values: rows.slice(i, i + directBatch), format: 'JSONEachRow' })
-  }
-  const directVisible = await countFinal(direct)
-  const directMs = performance.now() - directStarted
-  if (directVisible !== total) throw new Error(`expected ${total} direct rows, a read sees ${directVisible}`)
-  const directRate = total / (directMs / 1000)
-  console.log(`direct insert: ${Math.round(directRate).toLocaleString('en')} rows/s (${(directMs / 1000).toFixed(2)} s, batches of ${directBatch.toLocaleString('en')})`)
-  console.log(`ratio end-to-end / direct: ${(endToEnd / directRate).toFixed(2)}`)
+  const compact = compactRows(rows)
+  const compactRate = await directInsert('swaps_direct_compact', (table, from, to) =>
+    clickhouse.insert({ table, columns: compact.columns, values: compact.values.slice(from, to), format: 'JSONCompactEachRow' }),
+  )
+  const jsonRate = await directInsert('swaps_direct_json', (table, from, to) =>
+    clickhouse.insert({ table, values: rows.slice(from, to), format: 'JSONEachRow' }),
+  )
+  console.log(`direct insert: ${Math.round(compactRate).toLocaleString('en')} rows/s as JSONCompactEachRow, ${Math.round(jsonRate).toLocaleString('en')} as JSONEachRow (batches of ${directBatch.toLocaleString('en')})`)
+  console.log(`ratio end-to-end / direct: ${(endToEnd / compactRate).toFixed(2)} (against JSONEachRow: ${(endToEnd / jsonRate).toFixed(2)})`)
 } finally {
   await deleteKeysWithPrefix(redis, config.redis.prefix)
   redis.disconnect()
   await clickhouse.close()
   rmSync(dataDir, { recursive: true, force: true })
+}
+
+/** Rows/s of inserting every row in batches through `insert`, until a read sees them all. */
+async function directInsert(name: string, insert: (table: string, from: number, to: number) => Promise<unknown>): Promise<number> {
+  const table = `${tables.database}.${name}`
+  await clickhouse.command({ query: `CREATE TABLE ${table} AS ${tables.swaps}` })
+  const started = performance.now()
+  for (let i = 0; i < total; i += directBatch) await insert(table, i, i + directBatch)
+  const visible = await countFinal(table)
+  const ms = performance.now() - started
+  if (visible !== total) throw new Error(`expected ${total} rows in ${name}, a read sees ${visible}`)
+  return total / (ms / 1000)
 }
 
 async function countFinal(table: string): Promise<number> {

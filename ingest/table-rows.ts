@@ -1,9 +1,10 @@
 import type { HoldingRecord, PriceRecord, SwapRecord, TokenRecord } from '../shared/records.js'
 
 /**
- * Validated records as rows of their ClickHouse tables (JSONEachRow). Times are integer
- * milliseconds, which ClickHouse reads into DateTime64(3) as-is; uint256 amounts stay
- * decimal strings, which it reads into UInt256 without losing a digit.
+ * Validated records as rows of their ClickHouse tables (inserted as JSONCompactEachRow, see
+ * compact-rows.ts). Times are integer milliseconds, which ClickHouse reads into
+ * DateTime64(3) as-is; uint256 amounts stay decimal strings, which it reads into UInt256
+ * without losing a digit.
  */
 
 export interface SwapRow {
