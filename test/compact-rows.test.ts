@@ -1,0 +1,18 @@
+import { describe, expect, it } from 'vitest'
+import { compactRows } from '../ingest/compact-rows.js'
+
+describe('compactRows', () => {
+  it('lists each row by the first row’s keys, whatever order its own keys are in', () => {
+    const rows = [
+      { a: 1, b: 'x', c: null },
+      { c: 3, a: 2, b: 'y' },
+    ]
+    expect(compactRows(rows)).toEqual({
+      columns: ['a', 'b', 'c'],
+      values: [
+        [1, 'x', null],
+        [2, 'y', 3],
+      ],
+    })
+  })
+})
