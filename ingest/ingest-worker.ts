@@ -41,6 +41,14 @@ export function createIngestWorker(
       lockDuration: config.ingest.stalledMs,
     },
   )
+  // A completed job's rows are in ClickHouse: drop its records from Redis (a job of
+  // 5,000 swaps is ~2.5 MB) and keep the result that `backfill --wait` reads.
+  worker.on('completed', (job) => {
+    const { type, source } = job.data
+    job.updateData({ type, source, records: [] }).catch((err: unknown) => {
+      logger.debug('could not drop the records of a completed job', { jobId: job.id, err })
+    })
+  })
   worker.on('failed', (job, err) => {
     logger.warn('ingest job failed', { jobId: job?.id, attempts: job?.attemptsMade, err })
   })

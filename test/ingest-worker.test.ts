@@ -48,6 +48,17 @@ describe('ingest worker', () => {
     expect(letters.map((l) => JSON.parse(l.payload))).toContainEqual(badAmount)
   })
 
+  it('keeps a completed job\'s result in Redis but drops its records, which are in ClickHouse', async () => {
+    const jobId = await ingest.producer.send('swap', [swapInput('dropped-1'), swapInput('dropped-2')], 'drop-test')
+    expect(await ingest.finished(jobId)).toEqual({ accepted: 2, rejected: 0 })
+    await expect
+      .poll(async () => (await ingest.producer.queue.getJob(jobId))?.data.records.length, { timeout: 5_000 })
+      .toBe(0)
+    const job = await ingest.producer.queue.getJob(jobId)
+    expect(job?.returnvalue).toEqual({ accepted: 2, rejected: 0 })
+    expect(job?.data).toMatchObject({ type: 'swap', source: 'drop-test' })
+  })
+
   it('serves and counts a batch delivered twice once, and stores its bad record once', async () => {
     const batch = [swapInput('twice-1'), swapInput('twice-2'), swapInput('twice-3', { block_number: -1 })]
     const first = await ingest.producer.send('swap', batch, 'twice-test')

@@ -54,22 +54,21 @@ export class JobWaiter {
 
   /** Records the job's outcome if it is finished; returns whether it is. */
   private async settle(id: string): Promise<boolean> {
-    const job = await this.queue.getJob(id)
+    // The state first: fetching a job that is still waiting would pull its whole payload.
+    const state = await this.queue.getJobState(id)
+    if (state !== 'completed' && state !== 'failed' && state !== 'unknown') return false
+    const job = state === 'unknown' ? undefined : await this.queue.getJob(id)
     if (!job) {
       this.totals.finished++
       this.totals.vanished++
       return true
     }
-    if (!job.finishedOn) return false
-    const state = await this.queue.getJobState(id)
     if (state === 'failed') {
       this.totals.failed.push({ id, reason: job.failedReason ?? 'unknown reason' })
-    } else if (state === 'completed') {
+    } else {
       const result = job.returnvalue as Partial<IngestJobResult> | null
       this.totals.accepted += Number(result?.accepted ?? 0)
       this.totals.rejected += Number(result?.rejected ?? 0)
-    } else {
-      return false
     }
     this.totals.finished++
     return true
