@@ -1,12 +1,12 @@
+import { Readable } from 'node:stream'
+import { finished } from 'node:stream/promises'
 import type { ClickHouseClient } from '../shared/clickhouse.js'
 import type { Logger } from '../shared/logger.js'
-import { compactRows } from './compact-rows.js'
+import { encodeRows, type EncodedRows } from './compact-rows.js'
 import { isDataError } from './insert-errors.js'
 
-export interface TableRows {
-  table: string
-  rows: readonly object[]
-}
+/** Rows for one table: as objects (encoded on arrival), or already encoded (see swap-lines.ts). */
+export type TableRows = { table: string; rows: readonly object[] } | { table: string; encoded: EncodedRows }
 
 export interface BatchWriterOptions {
   /** Flush a table as soon as this many rows are buffered for it. */
@@ -24,12 +24,14 @@ export interface BatchWriterOptions {
 export class RowsRejectedError extends Error {}
 
 interface Entry {
-  rows: readonly object[]
+  rows: EncodedRows
   resolve: () => void
   reject: (err: unknown) => void
 }
 
 interface TableBuffer {
+  table: string
+  columns: readonly string[]
   entries: Entry[]
   rowCount: number
   timer: NodeJS.Timeout | undefined
@@ -37,12 +39,16 @@ interface TableBuffer {
 
 /**
  * Buffers rows per table across jobs and inserts each table's buffer in one
- * JSONCompactEachRow insert (see compact-rows.ts). `write` resolves only once the insert holding those rows has
- * succeeded, so a caller that acknowledges after `write` acknowledges durable rows only.
+ * JSONCompactEachRow insert (see compact-rows.ts). Rows are held as their encoded text
+ * from the moment they arrive: one string per write rather than thousands of objects for
+ * the garbage collector to trace and promote while they wait. `write` resolves only once
+ * the insert holding those rows has succeeded, so a caller that acknowledges after
+ * `write` acknowledges durable rows only.
  * When a combined insert fails on a data error, each writer's rows are retried alone,
  * so one bad batch cannot fail the batches written beside it.
  */
 export class BatchWriter {
+  /** By table and column list: rows are inserted with the buffer's columns. */
   private readonly buffers = new Map<string, TableBuffer>()
   private readonly inFlight = new Set<Promise<void>>()
   private draining = false
@@ -57,9 +63,10 @@ export class BatchWriter {
   /** Buffers rows for one or more tables; resolves when all of them are inserted. */
   async write(batches: readonly TableRows[]): Promise<void> {
     const pending: Promise<void>[] = []
-    for (const { table, rows } of batches) {
-      if (rows.length === 0) continue
-      pending.push(this.enqueue(table, rows))
+    for (const batch of batches) {
+      const rows = 'encoded' in batch ? batch.encoded : batch.rows.length > 0 ? encodeRows(batch.rows) : undefined
+      if (rows === undefined || rows.count === 0) continue
+      pending.push(this.enqueue(batch.table, rows))
     }
     if (pending.length === 0) return
     this.waitingWrites++
@@ -82,7 +89,7 @@ export class BatchWriter {
 
   /** Starts inserting every buffered row now; resolves when those inserts settled. */
   async flushAll(): Promise<void> {
-    const started = [...this.buffers.keys()].map((table) => this.flushTable(table))
+    const started = [...this.buffers.keys()].map((key) => this.flushBuffer(key))
     await Promise.allSettled(started)
   }
 
@@ -93,42 +100,43 @@ export class BatchWriter {
     await Promise.allSettled([...this.inFlight])
   }
 
-  private enqueue(table: string, rows: readonly object[]): Promise<void> {
-    let buffer = this.buffers.get(table)
+  private enqueue(table: string, rows: EncodedRows): Promise<void> {
+    const key = `${table} (${rows.columns.join(', ')})`
+    let buffer = this.buffers.get(key)
     if (!buffer) {
-      buffer = { entries: [], rowCount: 0, timer: undefined }
-      this.buffers.set(table, buffer)
+      buffer = { table, columns: rows.columns, entries: [], rowCount: 0, timer: undefined }
+      this.buffers.set(key, buffer)
     }
-    const done = new Promise<void>((resolve, reject) => buffer.entries.push({ rows, resolve, reject }))
-    buffer.rowCount += rows.length
+    const entries = buffer.entries
+    const done = new Promise<void>((resolve, reject) => entries.push({ rows, resolve, reject }))
+    buffer.rowCount += rows.count
     if (this.draining || buffer.rowCount >= this.options.flushRows) {
-      void this.flushTable(table)
+      void this.flushBuffer(key)
     } else if (!buffer.timer) {
-      buffer.timer = setTimeout(() => void this.flushTable(table), this.options.flushMs)
+      buffer.timer = setTimeout(() => void this.flushBuffer(key), this.options.flushMs)
     }
     return done
   }
 
-  private flushTable(table: string): Promise<void> {
-    const buffer = this.buffers.get(table)
+  private flushBuffer(key: string): Promise<void> {
+    const buffer = this.buffers.get(key)
     if (!buffer || buffer.entries.length === 0) return Promise.resolve()
     if (buffer.timer) clearTimeout(buffer.timer)
-    const entries = buffer.entries
-    this.buffers.set(table, { entries: [], rowCount: 0, timer: undefined })
-    const insert = this.insertEntries(table, entries).finally(() => this.inFlight.delete(insert))
+    const { table, columns, entries } = buffer
+    this.buffers.set(key, { table, columns, entries: [], rowCount: 0, timer: undefined })
+    const insert = this.insertEntries(table, columns, entries).finally(() => this.inFlight.delete(insert))
     this.inFlight.add(insert)
     return insert
   }
 
-  private async insertEntries(table: string, entries: Entry[]): Promise<void> {
-    const rows = entries.length === 1 ? entries[0]!.rows : entries.flatMap((e) => e.rows)
+  private async insertEntries(table: string, columns: readonly string[], entries: Entry[]): Promise<void> {
     try {
-      await this.insert(table, rows)
+      await this.insert(table, columns, entries.map((e) => e.rows))
       for (const entry of entries) entry.resolve()
       return
     } catch (err) {
       if (!isDataError(err) || entries.length === 1) {
-        this.logger.warn('insert failed', { table, rows: rows.length, err })
+        this.logger.warn('insert failed', { table, rows: countRows(entries.map((e) => e.rows)), err })
         const failure = isDataError(err) ? new RowsRejectedError(errorMessage(err)) : err
         for (const entry of entries) entry.reject(failure)
         return
@@ -137,7 +145,7 @@ export class BatchWriter {
     }
     for (const entry of entries) {
       try {
-        await this.insert(table, entry.rows)
+        await this.insert(table, columns, [entry.rows])
         entry.resolve()
       } catch (err) {
         entry.reject(isDataError(err) ? new RowsRejectedError(errorMessage(err)) : err)
@@ -145,12 +153,29 @@ export class BatchWriter {
     }
   }
 
-  private async insert(table: string, rows: readonly object[]): Promise<void> {
+  /** One insert of the texts' rows (the client's `insert` takes objects only, `exec` takes the text as is). */
+  private async insert(table: string, columns: readonly string[], parts: readonly EncodedRows[]): Promise<void> {
     const started = performance.now()
-    const { columns, values } = compactRows(rows)
-    await this.clickhouse.insert({ table, columns, values, format: 'JSONCompactEachRow' })
-    this.logger.debug('inserted', { table, rows: rows.length, ms: Math.round(performance.now() - started), inFlight: this.inFlight.size })
+    const query = `INSERT INTO ${table} (${columns.join(', ')}) FORMAT JSONCompactEachRow`
+    const result = await this.clickhouse.exec({ query, values: textStream(parts) })
+    result.stream.resume()
+    await finished(result.stream)
+    this.logger.debug('inserted', { table, rows: countRows(parts), ms: Math.round(performance.now() - started), inFlight: this.inFlight.size })
   }
+}
+
+/** The texts as a stream of strings: not re-encoded into Buffers, the embedded connection wants text. */
+function textStream(parts: readonly EncodedRows[]): Readable {
+  const stream = new Readable({ encoding: 'utf8', read() {} })
+  for (const part of parts) stream.push(part.text, 'utf8')
+  stream.push(null)
+  return stream
+}
+
+function countRows(parts: readonly EncodedRows[]): number {
+  let n = 0
+  for (const part of parts) n += part.count
+  return n
 }
 
 function errorMessage(err: unknown): string {

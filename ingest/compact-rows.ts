@@ -9,6 +9,13 @@ export interface CompactRows {
   values: unknown[][]
 }
 
+/** Rows already written as JSONCompactEachRow text: one `[...]\n` line per row, in `columns` order. */
+export interface EncodedRows {
+  columns: readonly string[]
+  text: string
+  count: number
+}
+
 export function compactRows(rows: readonly object[]): CompactRows {
   const first = rows[0]
   if (first === undefined) throw new Error('compactRows: no rows')
@@ -22,4 +29,14 @@ export function compactRows(rows: readonly object[]): CompactRows {
     values[i] = value
   }
   return { columns: columns as [string, ...string[]], values }
+}
+
+/** The text @clickhouse/client would send for these rows as JSONCompactEachRow. */
+export function encodeRows(rows: readonly object[]): EncodedRows {
+  const { columns, values } = compactRows(rows)
+  return { columns, text: values.map(compactLine).join(''), count: values.length }
+}
+
+export function compactLine(values: readonly unknown[]): string {
+  return JSON.stringify(values) + '\n'
 }

@@ -3,7 +3,8 @@ import { isRecordType, type RecordType } from '../shared/records.js'
 import type { Tables } from '../shared/tables.js'
 import type { BatchWriter, TableRows } from './batch-writer.js'
 import { deadLetterRow, type DeadLetterRow } from './dead-letter-store.js'
-import { holdingRow, priceRow, swapRow, tokenRow } from './table-rows.js'
+import { swapLines } from './swap-lines.js'
+import { holdingRow, priceRow, tokenRow } from './table-rows.js'
 import type { TokenIdRegistry } from './token-ids.js'
 import { validateRecords, type Rejected } from './validate-records.js'
 
@@ -15,7 +16,8 @@ export interface IngestJobContext {
 
 /**
  * One ingest job: validate every record, write the valid ones to their table and the
- * invalid ones to the dead-letter store, and resolve once both are inserted.
+ * invalid ones to the dead-letter store, and resolve once both are inserted. `data` is
+ * read before the first await only (ingest-worker.ts lets go of the records after that).
  */
 export async function processIngestJob(data: unknown, ctx: IngestJobContext): Promise<IngestJobResult> {
   const now = Date.now()
@@ -26,12 +28,12 @@ export async function processIngestJob(data: unknown, ctx: IngestJobContext): Pr
     return { accepted: 0, rejected: 1 }
   }
   const { type, records, source } = envelope
-  const { table, rows, rejected } = await rowsFor(type, records, ctx, now)
+  const { rows, accepted, rejected } = await rowsFor(type, records, ctx, now)
   const letters: DeadLetterRow[] = rejected.map((r) => deadLetterRow(type, r.record, r.reason, source, now))
-  const batches: TableRows[] = [{ table, rows }]
+  const batches: TableRows[] = [rows]
   if (letters.length > 0) batches.push({ table: ctx.tables.deadLetters, rows: letters })
   await ctx.writer.write(batches)
-  return { accepted: rows.length, rejected: letters.length }
+  return { accepted, rejected: letters.length }
 }
 
 async function rowsFor(
@@ -39,25 +41,30 @@ async function rowsFor(
   records: readonly unknown[],
   ctx: IngestJobContext,
   now: number,
-): Promise<{ table: string; rows: object[]; rejected: Rejected[] }> {
+): Promise<{ rows: TableRows; accepted: number; rejected: Rejected[] }> {
+  const objectRows = (table: string, valid: readonly object[], rejected: Rejected[]) => ({
+    rows: { table, rows: valid },
+    accepted: valid.length,
+    rejected,
+  })
   const { tables } = ctx
   switch (type) {
     case 'swap': {
-      const { valid, rejected } = validateRecords('swap', records)
-      return { table: tables.swaps, rows: valid.map((r) => swapRow(r, now)), rejected }
+      const { encoded, rejected } = swapLines(records, now)
+      return { rows: { table: tables.swaps, encoded }, accepted: encoded.count, rejected }
     }
     case 'holding': {
       const { valid, rejected } = validateRecords('holding', records)
-      return { table: tables.holdings, rows: valid.map(holdingRow), rejected }
+      return objectRows(tables.holdings, valid.map(holdingRow), rejected)
     }
     case 'price': {
       const { valid, rejected } = validateRecords('price', records)
-      return { table: tables.prices, rows: valid.map((r) => priceRow(r, now)), rejected }
+      return objectRows(tables.prices, valid.map((r) => priceRow(r, now)), rejected)
     }
     case 'token': {
       const { valid, rejected } = validateRecords('token', records)
       const ids = await ctx.tokenIds.resolve(valid)
-      return { table: tables.tokens, rows: valid.map((r) => tokenRow(r, ids.get(r.contract_address)!, now)), rejected }
+      return objectRows(tables.tokens, valid.map((r) => tokenRow(r, ids.get(r.contract_address)!, now)), rejected)
     }
   }
 }

@@ -4,63 +4,131 @@ import { MAX_TIMESTAMP_MS, type SwapRecord } from '../shared/records.js'
  * The hot path of swap validation. Parsing a swap with its zod schema costs several
  * microseconds, most of the worker's CPU at high rates; this accepts only the plain,
  * canonical shape of a valid swap (numbers as numbers, amounts without leading zeros,
- * optional fields absent, null or plainly valid) and returns exactly what
- * `swapRecord.parse` would. Anything else returns undefined, and the caller falls back to
- * the schema, which decides and explains. test/ingest-swap-fast-path.test.ts checks both
+ * optional fields absent, null or plainly valid) and yields exactly what
+ * `swapRecord.parse` would. Anything else is refused, and the caller falls back to the
+ * schema, which decides and explains. test/ingest-swap-fast-path.test.ts checks both
  * agree on valid and mutated records.
  */
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/
 const HASH = /^0x[0-9a-fA-F]{64}$/
+// Producers mostly send lower case already: testing for it first spares a toLowerCase copy.
+const LOWER_ADDRESS = /^0x[0-9a-f]{40}$/
+const LOWER_HASH = /^0x[0-9a-f]{64}$/
 const CANONICAL_AMOUNT = /^(0|[1-9]\d{0,76})$/
 const MAX_CHAIN_ID = 2 ** 32 - 1
 
-export function fastSwap(input: unknown): SwapRecord | undefined {
-  if (typeof input !== 'object' || input === null) return undefined
+/**
+ * A plain swap's normalized fields, flat. Hashes and addresses are lower-case hex and
+ * amounts plain digits, proven by the checks: safe to write into JSON text unescaped.
+ */
+export interface PlainSwap {
+  hash: string
+  blockNumber: number
+  timestamp: number
+  wallet: string
+  soldAddress: string
+  soldAmount: string
+  boughtAddress: string
+  boughtAmount: string
+  valueUsd: number | null
+  dex: string | null
+  chainId: number
+}
+
+export function emptyPlainSwap(): PlainSwap {
+  return {
+    hash: '',
+    blockNumber: 0,
+    timestamp: 0,
+    wallet: '',
+    soldAddress: '',
+    soldAmount: '',
+    boughtAddress: '',
+    boughtAmount: '',
+    valueUsd: null,
+    dex: null,
+    chainId: 1,
+  }
+}
+
+/**
+ * Fills `out` (reused from record to record: nothing is allocated per swap) and returns
+ * true if `input` is a plain valid swap; returns false, with `out` in any state, otherwise.
+ */
+export function readPlainSwap(input: unknown, out: PlainSwap): boolean {
+  if (typeof input !== 'object' || input === null) return false
   const r = input as Record<string, unknown>
-  const hash = r.hash
+  const hash = lowerHex(r.hash, LOWER_HASH, HASH)
+  if (hash === undefined) return false
   const blockNumber = r.block_number
   const timestamp = r.timestamp
-  const wallet = r.wallet_address
-  if (typeof hash !== 'string' || !HASH.test(hash)) return undefined
-  if (!isSafeUnsigned(blockNumber) || !isSafeUnsigned(timestamp) || timestamp > MAX_TIMESTAMP_MS) return undefined
-  if (typeof wallet !== 'string' || !ADDRESS.test(wallet)) return undefined
-  const sold = leg(r.token_sold)
-  if (!sold) return undefined
-  const bought = leg(r.token_bought)
-  if (!bought) return undefined
+  if (!isSafeUnsigned(blockNumber) || !isSafeUnsigned(timestamp) || timestamp > MAX_TIMESTAMP_MS) return false
+  const wallet = lowerHex(r.wallet_address, LOWER_ADDRESS, ADDRESS)
+  if (wallet === undefined) return false
+
+  const sold = r.token_sold
+  if (typeof sold !== 'object' || sold === null) return false
+  const soldAddress = lowerHex((sold as Record<string, unknown>).contract_address, LOWER_ADDRESS, ADDRESS)
+  const soldAmount = (sold as Record<string, unknown>).amount_raw
+  if (soldAddress === undefined || !isCanonicalAmount(soldAmount)) return false
+  const bought = r.token_bought
+  if (typeof bought !== 'object' || bought === null) return false
+  const boughtAddress = lowerHex((bought as Record<string, unknown>).contract_address, LOWER_ADDRESS, ADDRESS)
+  const boughtAmount = (bought as Record<string, unknown>).amount_raw
+  if (boughtAddress === undefined || !isCanonicalAmount(boughtAmount)) return false
 
   let valueUsd: number | null = null
   const v = r.value_usd
   if (typeof v === 'number') {
-    if (!Number.isFinite(v) || v < 0) return undefined
+    if (!Number.isFinite(v) || v < 0) return false
     valueUsd = v
-  } else if (v !== undefined && v !== null) return undefined
+  } else if (v !== undefined && v !== null) return false
 
   let dex: string | null = null
   const d = r.dex
   if (typeof d === 'string') {
-    if (d.length === 0 || d.length > 128 || d.trim() !== d) return undefined
+    if (d.length === 0 || d.length > 128 || d.trim() !== d) return false
     dex = d
-  } else if (d !== undefined && d !== null) return undefined
+  } else if (d !== undefined && d !== null) return false
 
   let chainId = 1
   const c = r.chain_id
   if (typeof c === 'number') {
-    if (!Number.isInteger(c) || c < 0 || c > MAX_CHAIN_ID) return undefined
+    if (!Number.isInteger(c) || c < 0 || c > MAX_CHAIN_ID) return false
     chainId = c
-  } else if (c !== undefined && c !== null) return undefined
+  } else if (c !== undefined && c !== null) return false
 
+  out.hash = hash
+  out.blockNumber = blockNumber
+  out.timestamp = timestamp
+  out.wallet = wallet
+  out.soldAddress = soldAddress
+  out.soldAmount = soldAmount
+  out.boughtAddress = boughtAddress
+  out.boughtAmount = boughtAmount
+  out.valueUsd = valueUsd
+  out.dex = dex
+  out.chainId = chainId
+  return true
+}
+
+const scratch = emptyPlainSwap()
+
+/** The plain swap as `swapRecord.parse` returns it, or undefined: ask the schema. */
+export function fastSwap(input: unknown): SwapRecord | undefined {
+  if (!readPlainSwap(input, scratch)) return undefined
+  const s = scratch
   return {
-    hash: hash.toLowerCase(),
-    block_number: blockNumber,
-    timestamp,
-    wallet_address: wallet.toLowerCase(),
-    token_sold: sold,
-    token_bought: bought,
-    value_usd: valueUsd,
-    dex,
-    chain_id: chainId,
+    hash: s.hash,
+    block_number: s.blockNumber,
+    timestamp: s.timestamp,
+    wallet_address: s.wallet,
+    token_sold: { contract_address: s.soldAddress, amount_raw: s.soldAmount },
+    token_bought: { contract_address: s.boughtAddress, amount_raw: s.boughtAmount },
+    value_usd: s.valueUsd,
+    dex: s.dex,
+    chain_id: s.chainId,
   }
 }
 
@@ -68,13 +136,14 @@ function isSafeUnsigned(v: unknown): v is number {
   return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0
 }
 
-function leg(input: unknown): { contract_address: string; amount_raw: string } | undefined {
-  if (typeof input !== 'object' || input === null) return undefined
-  const l = input as Record<string, unknown>
-  const address = l.contract_address
-  const amount = l.amount_raw
-  if (typeof address !== 'string' || !ADDRESS.test(address)) return undefined
-  // 77 digits are always below 2^256; 78-digit amounts go to the schema's exact check.
-  if (typeof amount !== 'string' || !CANONICAL_AMOUNT.test(amount)) return undefined
-  return { contract_address: address.toLowerCase(), amount_raw: amount }
+/** `v` in lower case if it matches `anyCase`, else undefined. */
+function lowerHex(v: unknown, lower: RegExp, anyCase: RegExp): string | undefined {
+  if (typeof v !== 'string') return undefined
+  if (lower.test(v)) return v
+  return anyCase.test(v) ? v.toLowerCase() : undefined
+}
+
+/** 77 digits are always below 2^256; 78-digit amounts go to the schema's exact check. */
+function isCanonicalAmount(v: unknown): v is string {
+  return typeof v === 'string' && CANONICAL_AMOUNT.test(v)
 }
