@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { ClickHouseClient } from '../shared/clickhouse.js'
+import { isWellFormedText } from '../shared/records.js'
 import type { Tables } from '../shared/tables.js'
 
 /**
@@ -30,9 +31,20 @@ export interface DeadLetter {
   redrivenAt: string | null
 }
 
+/**
+ * The record as received, as JSON. JSON.stringify writes a lone UTF-16 surrogate (in a value
+ * or a key) as its escape `\udXXX`, so the payload is always text ClickHouse can store.
+ */
 export function payloadJson(record: unknown): string {
   return JSON.stringify(record) ?? 'null'
 }
+
+/** Text ClickHouse can store: a lone UTF-16 surrogate (which would fail the insert) becomes U+FFFD. */
+export function storableText(text: string): string {
+  return isWellFormedText(text) ? text : text.replace(LONE_SURROGATES, '\uFFFD')
+}
+
+const LONE_SURROGATES = /\p{Surrogate}/gu
 
 export function deadLetterId(recordType: string, payload: string): string {
   return createHash('sha256').update(recordType).update('\n').update(payload).digest('hex').slice(0, 32)
@@ -40,12 +52,15 @@ export function deadLetterId(recordType: string, payload: string): string {
 
 export function deadLetterRow(recordType: string, record: unknown, reason: string, source: string, now: number): DeadLetterRow {
   const payload = payloadJson(record)
+  // The type, reason and source may quote what the producer sent: made storable too, so a
+  // dead letter can always be written.
+  const type = storableText(recordType)
   return {
-    id: deadLetterId(recordType, payload),
-    record_type: recordType,
+    id: deadLetterId(type, payload),
+    record_type: type,
     payload,
-    reason,
-    source,
+    reason: storableText(reason),
+    source: storableText(source),
     failed_at: now,
     redriven_at: null,
     updated_at: now,

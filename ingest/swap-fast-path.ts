@@ -1,4 +1,4 @@
-import { MAX_TIMESTAMP_MS, type SwapRecord } from '../shared/records.js'
+import { isWellFormedText, MAX_TIMESTAMP_MS, type SwapRecord } from '../shared/records.js'
 
 /**
  * The hot path of swap validation. Parsing a swap with its zod schema costs several
@@ -88,7 +88,8 @@ export function readPlainSwap(input: unknown, out: PlainSwap): boolean {
   let dex: string | null = null
   const d = r.dex
   if (typeof d === 'string') {
-    if (d.length === 0 || d.length > 128 || d.trim() !== d) return false
+    // A lone surrogate goes to the schema, which refuses it (ClickHouse cannot store it).
+    if (d.length === 0 || d.length > 128 || d.trim() !== d || !isWellFormedText(d)) return false
     dex = d
   } else if (d !== undefined && d !== null) return false
 

@@ -19,6 +19,22 @@ export const txHash = z
   .regex(/^0x[0-9a-fA-F]{64}$/, 'must be "0x" followed by 64 hexadecimal characters')
   .transform((s) => s.toLowerCase())
 
+// A lone UTF-16 surrogate (e.g. "\ud800" from a JSON escape) is not Unicode text: ClickHouse
+// refuses the whole insert that carries it, so text fields refuse it here, with a reason.
+const LONE_SURROGATE = /\p{Surrogate}/u
+
+/** Whether a string is well-formed Unicode (no lone UTF-16 surrogate), i.e. ClickHouse can store it. */
+export function isWellFormedText(s: string): boolean {
+  return !LONE_SURROGATE.test(s)
+}
+
+export const UNSTORABLE_TEXT = 'must be well-formed Unicode text (it holds a lone UTF-16 surrogate, e.g. "\\ud800", which cannot be stored)'
+
+/** A string ClickHouse can store; then trimmed, limited... as each field needs. */
+function storableString() {
+  return z.string().refine(isWellFormedText, { error: UNSTORABLE_TEXT, abort: true })
+}
+
 /** An unsigned integer given as a number or a string of digits. */
 function unsignedInt(max: number, what: string) {
   return z
@@ -63,10 +79,10 @@ const valueUsd = optional(finiteNumber('value_usd').pipe(z.number().min(0, 'valu
 
 export const tokenRecord = z.object({
   contract_address: address,
-  name: z.string().trim().min(1, 'must not be empty').max(256),
-  symbol: z.string().trim().min(1, 'must not be empty').max(64),
+  name: storableString().trim().min(1, 'must not be empty').max(256),
+  symbol: storableString().trim().min(1, 'must not be empty').max(64),
   decimals: unsignedInt(255, 'decimals'),
-  id: optional(z.string().trim().min(1).max(128).regex(/^[^\s/?#]+$/, 'must not contain spaces, "/", "?" or "#"')),
+  id: optional(storableString().trim().min(1).max(128).regex(/^[^\s/?#]+$/, 'must not contain spaces, "/", "?" or "#"')),
   chain_id: chainId,
 })
 
@@ -80,7 +96,7 @@ export const swapRecord = z.object({
   token_sold: swapLeg,
   token_bought: swapLeg,
   value_usd: valueUsd,
-  dex: optional(z.string().trim().min(1).max(128)).transform((v) => v ?? null),
+  dex: optional(storableString().trim().min(1).max(128)).transform((v) => v ?? null),
   chain_id: chainId,
 })
 
