@@ -4,6 +4,7 @@ import { createRedis } from '../shared/redis.js'
 import type { Runtime } from '../shared/runtime.js'
 import { createApp } from './app.js'
 import { QueueOnDemandComputation } from './technical-analysis-on-demand.js'
+import { TokenDirectory } from './token-directory.js'
 
 export interface ApiServer {
   server: Server
@@ -25,6 +26,17 @@ export async function startApiServer(runtime: Runtime, port: number, host?: stri
   redis.on('ready', () => {
     redisDown = false
   })
+  const tokenDirectory = await TokenDirectory.start({
+    clickhouse: runtime.clickhouse,
+    tables: runtime.tables,
+    redis,
+    redisPrefix: config.redis.prefix,
+    refreshMs: config.tokenDirectory.refreshMs,
+    logger,
+  }).catch((err: unknown) => {
+    redis.disconnect()
+    throw err
+  })
   const onDemand = new QueueOnDemandComputation(config.redis, config.indicators.onDemandWaitMs, logger)
   const app = createApp({
     clickhouse: runtime.clickhouse,
@@ -33,6 +45,7 @@ export async function startApiServer(runtime: Runtime, port: number, host?: stri
     redis,
     redisPrefix: config.redis.prefix,
     onDemand,
+    tokenDirectory,
   })
   const server = createServer(app)
   const listening = new Promise<void>((resolve, reject) => {
@@ -48,6 +61,7 @@ export async function startApiServer(runtime: Runtime, port: number, host?: stri
     await listening
   } catch (err) {
     await onDemand.close()
+    await tokenDirectory.close()
     redis.disconnect()
     throw err
   }
@@ -60,6 +74,7 @@ export async function startApiServer(runtime: Runtime, port: number, host?: stri
         server.closeIdleConnections()
       })
       await onDemand.close()
+      await tokenDirectory.close()
       redis.disconnect()
     },
   }

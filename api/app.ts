@@ -11,6 +11,7 @@ import { SwapsRepository } from './swaps-repository.js'
 import { swapsRouter } from './swaps-routes.js'
 import type { OnDemandComputation } from './technical-analysis-on-demand.js'
 import { technicalAnalysisRouter } from './technical-analysis-routes.js'
+import type { TokenDirectory } from './token-directory.js'
 import { TokensRepository } from './tokens-repository.js'
 import { tokensRouter } from './tokens-routes.js'
 
@@ -22,12 +23,15 @@ export interface ApiDeps {
   redis: Redis
   redisPrefix: string
   onDemand: OnDemandComputation
+  /** Every token's metadata in memory, kept current by ingestion's change events. */
+  tokenDirectory: TokenDirectory
 }
 
 /** The read API: every endpoint of section 4, JSON errors everywhere else. */
 export function createApp(deps: ApiDeps): Express {
   const tokens = new TokensRepository(deps.clickhouse, deps.tables)
-  const holdings = new HoldingsRepository(deps.clickhouse, deps.tables)
+  const directory = deps.tokenDirectory
+  const holdings = new HoldingsRepository(deps.clickhouse, deps.tables, directory)
   const swaps = new SwapsRepository(deps.clickhouse, deps.tables)
 
   const app = express()
@@ -35,11 +39,11 @@ export function createApp(deps: ApiDeps): Express {
   app.set('etag', false)
   // GET /technical-analysis also takes its parameters as a JSON body.
   app.use(express.json({ limit: '16kb' }))
-  app.use(tokensRouter(tokens))
+  app.use(tokensRouter(directory))
   app.use(candlesRouter({ clickhouse: deps.clickhouse, tables: deps.tables, tokens }))
-  app.use(holdingsRouter(holdings, tokens))
+  app.use(holdingsRouter(holdings, directory))
   app.use(swapsRouter(swaps, tokens))
-  app.use(technicalAnalysisRouter({ tokens, redis: deps.redis, redisPrefix: deps.redisPrefix, onDemand: deps.onDemand }))
+  app.use(technicalAnalysisRouter({ directory, tokens, redis: deps.redis, redisPrefix: deps.redisPrefix, onDemand: deps.onDemand }))
   app.use(unknownRoute)
   app.use(errorResponder(deps.logger))
   return app

@@ -5,13 +5,14 @@ import { sendPage, sendResult } from './envelope.js'
 import { badRequest, notFound } from './http-error.js'
 import type { HoldingsRepository } from './holdings-repository.js'
 import { parsePage } from './pagination.js'
-import type { TokensRepository } from './tokens-repository.js'
+import type { TokenDirectory } from './token-directory.js'
 
-export function holdingsRouter(holdings: HoldingsRepository, tokens: TokensRepository): Router {
+export function holdingsRouter(holdings: HoldingsRepository, directory: TokenDirectory): Router {
   const router = Router()
 
   router.get('/holdings', async (req, res) => {
     const page = parsePage(req)
+    await directory.fresh()
     const { holdings: result, total } = await holdings.list(page)
     sendPage(res, result, { ...page, total })
   })
@@ -19,9 +20,10 @@ export function holdingsRouter(holdings: HoldingsRepository, tokens: TokensRepos
   router.get('/holdings/token/:contract_address', async (req, res) => {
     const address = parseAddress(req.params.contract_address, 'contract_address')
     const page = parsePage(req)
+    await directory.fresh()
     const { holdings: result, total } = await holdings.list(page, address)
     // A token is known by its metadata or by holdings of it (metadata may come later).
-    if (total === 0 && (await tokens.findByAddress(address)) === null) {
+    if (total === 0 && directory.get(address) === undefined) {
       throw notFound(`No token with contract address ${address}`)
     }
     sendPage(res, result, { ...page, total })
@@ -33,6 +35,7 @@ export function holdingsRouter(holdings: HoldingsRepository, tokens: TokensRepos
     if (key === null) {
       throw badRequest(`id must be a holding id: "<wallet address>-<token contract address>" (got "${id}")`)
     }
+    await directory.fresh()
     const holding = await holdings.find(key.walletAddress, key.contractAddress)
     if (holding === null) throw notFound(`No holding with id ${key.walletAddress}-${key.contractAddress}`)
     sendResult(res, holding)

@@ -6,9 +6,13 @@ import { isAddress, parseAddress } from './address-params.js'
 import { HttpError, notFound } from './http-error.js'
 import { parseTechnicalAnalysisTarget } from './technical-analysis-params.js'
 import type { OnDemandComputation, OnDemandOutcome } from './technical-analysis-on-demand.js'
+import type { TokenDirectory } from './token-directory.js'
 import type { TokensRepository } from './tokens-repository.js'
 
 export interface TechnicalAnalysisDeps {
+  /** Token metadata and ids, in memory. */
+  directory: TokenDirectory
+  /** Only for a token with no cached result: whether anything at all is known of it. */
   tokens: TokensRepository
   redis: Redis
   redisPrefix: string
@@ -47,20 +51,22 @@ export function technicalAnalysisRouter(deps: TechnicalAnalysisDeps): Router {
     const target = parseTechnicalAnalysisTarget(req)
     const contractAddress = 'contractAddress' in target ? parseAddress(target.contractAddress, 'contract_address') : null
     try {
+      // When the result is cached, the one round trip is the Redis read: the token's
+      // metadata and ids are in memory.
+      await deps.directory.fresh()
       let address: string
       if (contractAddress !== null) {
         address = contractAddress
       } else {
         const tokenId = (target as { tokenId: string }).tokenId
-        const addresses = await deps.tokens.addressesForTokenId(tokenId, isAddress(tokenId))
+        const addresses = deps.directory.addressesForTokenId(tokenId, isAddress(tokenId))
         if (addresses.length === 0) throw notFound(`No token with id "${tokenId}"`)
         address = addresses[0]!
       }
       const read = () => readTechnicalAnalysis(deps.redis, deps.redisPrefix, address)
-      const [cached, token] = await Promise.all([read(), deps.tokens.findByAddress(address)])
-      let result = cached
+      let result = await read()
       if (result === null) {
-        if (token === null && !(await deps.tokens.isKnownAddress(address))) {
+        if (deps.directory.get(address) === undefined && !(await deps.tokens.isKnownAddress(address))) {
           throw notFound(`No token with contract address ${address}`)
         }
         const outcome = await deps.onDemand.compute(address)
@@ -72,7 +78,8 @@ export function technicalAnalysisRouter(deps: TechnicalAnalysisDeps): Router {
       res.json({
         status: 'success',
         message: 'Technical analysis data fetched successfully',
-        result: toResponseResult(result, token),
+        // The metadata as it is now (it may have arrived during an on-demand computation).
+        result: toResponseResult(result, deps.directory.get(address) ?? null),
       })
     } catch (err) {
       if (err instanceof HttpError) throw err

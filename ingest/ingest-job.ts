@@ -12,6 +12,8 @@ export interface IngestJobContext {
   writer: BatchWriter
   tables: Tables
   tokenIds: TokenIdRegistry
+  /** Told which tokens' metadata was written, once stored and before the job is acknowledged. */
+  onTokensStored?: (addresses: readonly string[]) => Promise<void>
 }
 
 /**
@@ -28,11 +30,12 @@ export async function processIngestJob(data: unknown, ctx: IngestJobContext): Pr
     return { accepted: 0, rejected: 1 }
   }
   const { type, records, source } = envelope
-  const { rows, accepted, rejected } = await rowsFor(type, records, ctx, now)
+  const { rows, accepted, rejected, tokenAddresses } = await rowsFor(type, records, ctx, now)
   const letters: DeadLetterRow[] = rejected.map((r) => deadLetterRow(type, r.record, r.reason, source, now))
   const batches: TableRows[] = [rows]
   if (letters.length > 0) batches.push({ table: ctx.tables.deadLetters, rows: letters })
   await ctx.writer.write(batches)
+  if (tokenAddresses !== undefined && tokenAddresses.length > 0) await ctx.onTokensStored?.(tokenAddresses)
   return { accepted, rejected: letters.length }
 }
 
@@ -41,7 +44,7 @@ async function rowsFor(
   records: readonly unknown[],
   ctx: IngestJobContext,
   now: number,
-): Promise<{ rows: TableRows; accepted: number; rejected: Rejected[] }> {
+): Promise<{ rows: TableRows; accepted: number; rejected: Rejected[]; tokenAddresses?: string[] }> {
   const objectRows = (table: string, valid: readonly object[], rejected: Rejected[]) => ({
     rows: { table, rows: valid },
     accepted: valid.length,
@@ -64,7 +67,10 @@ async function rowsFor(
     case 'token': {
       const { valid, rejected } = validateRecords('token', records)
       const ids = await ctx.tokenIds.resolve(valid)
-      return objectRows(tables.tokens, valid.map((r) => tokenRow(r, ids.get(r.contract_address)!, now)), rejected)
+      return {
+        ...objectRows(tables.tokens, valid.map((r) => tokenRow(r, ids.get(r.contract_address)!, now)), rejected),
+        tokenAddresses: valid.map((r) => r.contract_address),
+      }
     }
   }
 }

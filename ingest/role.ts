@@ -1,5 +1,6 @@
 import { createRedis } from '../shared/redis.js'
 import type { RunningRole, Runtime } from '../shared/runtime.js'
+import { publishTokensChanged } from '../shared/token-events.js'
 import { BatchWriter } from './batch-writer.js'
 import { createIngestWorker } from './ingest-worker.js'
 import { TokenIdRegistry } from './token-ids.js'
@@ -23,7 +24,8 @@ export async function startIngestRole(runtime: Runtime): Promise<RunningRole> {
     logger,
   )
   const tokenIds = new TokenIdRegistry(clickhouse, tables, commands, config.redis.prefix)
-  const worker = createIngestWorker(config, bullConnection, { writer, tables, tokenIds }, logger)
+  const onTokensStored = (addresses: readonly string[]) => publishTokensChanged(commands, config.redis.prefix, addresses)
+  const worker = createIngestWorker(config, bullConnection, { writer, tables, tokenIds, onTokensStored }, logger)
   await worker.waitUntilReady()
   logger.info('ingest worker started', { concurrency: config.ingest.concurrency })
 

@@ -44,6 +44,8 @@ const envSchema = z.object({
   TA_ON_DEMAND_WAIT_MS: z.coerce.number().int().min(0).default(5_000),
   /** Delay after each 4-hour boundary before the scheduled recompute runs. */
   INDICATORS_SCHEDULE_DELAY_MS: z.coerce.number().int().min(0).default(60_000),
+  /** The API's in-memory token directory reloads every token this often, a backstop to the change events. */
+  TOKEN_DIRECTORY_REFRESH_MS: z.coerce.number().int().min(100).default(5_000),
 })
 
 export type Env = z.input<typeof envSchema>
@@ -59,6 +61,7 @@ export interface Config {
   sampleData: boolean
   ingest: { concurrency: number; flushRows: number; flushMs: number; maxAttempts: number; stalledMs: number }
   indicators: { concurrency: number; onDemandWaitMs: number; scheduleDelayMs: number }
+  tokenDirectory: { refreshMs: number }
   shutdownTimeoutMs: number
 }
 
@@ -98,6 +101,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       onDemandWaitMs: e.TA_ON_DEMAND_WAIT_MS,
       scheduleDelayMs: e.INDICATORS_SCHEDULE_DELAY_MS,
     },
+    tokenDirectory: { refreshMs: e.TOKEN_DIRECTORY_REFRESH_MS },
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
   }
 }

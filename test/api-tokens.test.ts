@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { addressFor, insertTokens, mixedCase } from './support/factories.js'
+import { addressFor, announceTokens, insertTokens, mixedCase } from './support/factories.js'
 import { getJson, startTestApi, type TestApi } from './support/http.js'
 import { pageThrough } from './support/paging.js'
 import { createTestRuntime, type TestRuntime } from './support/runtime.js'
@@ -118,6 +118,7 @@ describe('GET /tokens', () => {
           query: `DELETE FROM ${rt.tables.tokens} WHERE contract_address = {a:String}`,
           query_params: { a: checksummed.toLowerCase() },
         })
+        await announceTokens(rt, [checksummed.toLowerCase()])
       }
     })
 
@@ -177,9 +178,10 @@ describe('GET /tokens', () => {
     })
 
     it('a failing database: 500 JSON without details', async () => {
-      const broken = await startTestApi({ ...rt, tables: { ...rt.tables, tokens: `${rt.tables.database}.no_such_table` } })
+      // Tokens are served from memory: a failing holdings table stands for any.
+      const broken = await startTestApi({ ...rt, tables: { ...rt.tables, holdings: `${rt.tables.database}.no_such_table` } })
       try {
-        const { status, body } = await getJson(`${broken.baseUrl}/tokens`)
+        const { status, body } = await getJson(`${broken.baseUrl}/holdings`)
         expect(status).toBe(500)
         expect(body).toEqual({ status: 'error', message: 'Internal error while handling the request' })
       } finally {

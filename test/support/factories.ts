@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto'
+import { createRedis } from '../../shared/redis.js'
 import type { Runtime } from '../../shared/runtime.js'
 import type { TechnicalAnalysis } from '../../shared/technical-analysis.js'
+import { publishTokensChanged } from '../../shared/token-events.js'
 
 /**
  * Rows written straight into the ClickHouse tables, with sensible defaults, for tests
@@ -88,6 +90,20 @@ export async function insertTokens(runtime: Runtime, rows: TokenRowInput[]): Pro
       updated_at: r.updated_at ?? Date.now(),
     })),
   )
+  await announceTokens(runtime, rows.map((r) => lower(r.contract_address)))
+}
+
+/**
+ * Tells the API's token directory, as ingestion does, that these tokens changed (for
+ * rows written or deleted straight in ClickHouse). A request made after this sees them.
+ */
+export async function announceTokens(runtime: Runtime, addresses: string[]): Promise<void> {
+  const redis = createRedis(runtime.config.redis.url)
+  try {
+    await publishTokensChanged(redis, runtime.config.redis.prefix, addresses)
+  } finally {
+    redis.disconnect()
+  }
 }
 
 export async function insertSwaps(runtime: Runtime, rows: SwapRowInput[]): Promise<void> {
