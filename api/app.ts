@@ -7,6 +7,7 @@ import { candlesRouter } from './candles-route.js'
 import { errorResponder, unknownRoute } from './error-handling.js'
 import { HoldingsRepository } from './holdings-repository.js'
 import { holdingsRouter } from './holdings-routes.js'
+import { SwapHourCounts } from './swap-hour-counts.js'
 import { SwapsRepository } from './swaps-repository.js'
 import { swapsRouter } from './swaps-routes.js'
 import type { OnDemandComputation } from './technical-analysis-on-demand.js'
@@ -32,7 +33,8 @@ export function createApp(deps: ApiDeps): Express {
   const tokens = new TokensRepository(deps.clickhouse, deps.tables)
   const directory = deps.tokenDirectory
   const holdings = new HoldingsRepository(deps.clickhouse, deps.tables, directory)
-  const swaps = new SwapsRepository(deps.clickhouse, deps.tables)
+  const hourCounts = new SwapHourCounts(deps.clickhouse, deps.tables, deps.redis, deps.redisPrefix)
+  const swaps = new SwapsRepository(deps.clickhouse, deps.tables, hourCounts, directory)
 
   const app = express()
   app.disable('x-powered-by')
@@ -42,7 +44,7 @@ export function createApp(deps: ApiDeps): Express {
   app.use(tokensRouter(directory))
   app.use(candlesRouter({ clickhouse: deps.clickhouse, tables: deps.tables, tokens }))
   app.use(holdingsRouter(holdings, directory))
-  app.use(swapsRouter(swaps, tokens))
+  app.use(swapsRouter(swaps, directory))
   app.use(technicalAnalysisRouter({ directory, tokens, redis: deps.redis, redisPrefix: deps.redisPrefix, onDemand: deps.onDemand }))
   app.use(unknownRoute)
   app.use(errorResponder(deps.logger))

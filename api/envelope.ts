@@ -7,10 +7,11 @@ export function sendResult(res: Response, result: unknown): void {
 }
 
 /** Section 2.1 and 8: a page of records as `result`, with the exact total. */
-export function sendPage(res: Response, result: unknown[], pagination: Pagination): void {
+export function sendPage(res: Response, result: unknown[], pagination: Pagination, nextCursor?: string | null): void {
+  const { total, limit, offset } = pagination
   res.json({
     status: 'success',
     result,
-    pagination: { total: pagination.total, limit: pagination.limit, offset: pagination.offset },
+    pagination: nextCursor === undefined ? { total, limit, offset } : { total, limit, offset, next_cursor: nextCursor },
   })
 }

@@ -1,10 +1,11 @@
 import type { ClickHouseClient } from '../shared/clickhouse.js'
-import type { SwapTransaction } from '../shared/domain.js'
+import type { SwapTransaction, TokenRef } from '../shared/domain.js'
 import { toDecimalAmount } from '../shared/amounts.js'
-import type { Tables } from '../shared/tables.js'
 import { MAX_TIMESTAMP_MS } from '../shared/records.js'
+import type { Tables } from '../shared/tables.js'
 import type { Page } from './pagination.js'
-import { latestTokensSubquery, tokenColumns, toTokenRef } from './token-refs.js'
+import type { SwapCursor } from './swap-cursor.js'
+import type { SwapHourCounts } from './swap-hour-counts.js'
 
 export interface SwapFilter {
   /** Inclusive bounds, ms since the epoch. */
@@ -15,7 +16,23 @@ export interface SwapFilter {
   tokenAddresses?: string[]
 }
 
-interface SwapRow extends Record<string, unknown> {
+/** Where a page starts: `offset` rows into the range, or just after `cursor`. */
+export type PageStart = { offset: number } | { cursor: SwapCursor }
+
+export interface SwapPage {
+  swaps: SwapTransaction[]
+  total: number
+  /** Rows of the range before this page. */
+  offset: number
+  /** The position after the last row, when rows follow it. */
+  next: SwapCursor | null
+}
+
+export interface TokenRefs {
+  ref(contractAddress: string): TokenRef
+}
+
+interface SwapRow {
   hash: string
   chain_id: number
   block_number: string
@@ -29,118 +46,202 @@ interface SwapRow extends Record<string, unknown> {
   dex: string | null
 }
 
+type Params = Record<string, unknown>
+
+const ORDER = 'timestamp DESC, hash, chain_id'
+const KEY = '(timestamp, hash, chain_id)'
+const KEY_COLUMNS = 'timestamp, hash, chain_id'
+const SELECT_ROW = `hash, chain_id, toString(block_number) AS block_number,
+  toString(toUnixTimestamp64Milli(timestamp)) AS timestamp_ms, wallet_address,
+  token_sold_address, toString(token_sold_amount) AS token_sold_amount,
+  token_bought_address, toString(token_bought_amount) AS token_bought_amount, value_usd, dex`
+const IN_RANGE = `timestamp >= fromUnixTimestamp64Milli({start:Int64}, 'UTC')
+  AND timestamp <= fromUnixTimestamp64Milli({end:Int64}, 'UTC')`
+/** Rows after the cursor in ORDER (newest first, then hash, then chain). */
+const AFTER_CURSOR = `timestamp <= fromUnixTimestamp64Milli({cursorTs:Int64}, 'UTC')
+  AND (timestamp < fromUnixTimestamp64Milli({cursorTs:Int64}, 'UTC') OR (hash, chain_id) > ({cursorHash:String}, {cursorChain:UInt32}))`
+const AT_OR_BEFORE_CURSOR = `timestamp >= fromUnixTimestamp64Milli({cursorTs:Int64}, 'UTC')
+  AND (timestamp > fromUnixTimestamp64Milli({cursorTs:Int64}, 'UTC') OR (hash, chain_id) <= ({cursorHash:String}, {cursorChain:UInt32}))`
 
 /**
- * Swaps, one per (chain, hash): a swap written more than once is listed and counted
- * once. Newest first, then hash and chain: a unique total order.
+ * Swaps, one per (chain, hash), newest first, then hash and chain: a unique total order.
+ * Every read is exact before and after merges (FINAL on ReplacingMergeTree tables whose
+ * retracted versions carry is_deleted), and costs what its page costs:
+ * - a time range reads swaps_by_time through its primary key; the total and the hours an
+ *   offset skips come from exact per-hour counts (swap-hour-counts.ts), so a page reads
+ *   only the hours it lies in;
+ * - a wallet or token filter picks the page's keys from swaps_by_wallet or
+ *   swap_legs_by_token (ordered by that, then time) and reads those rows by key;
+ * - a hash is found through swap_locations.
+ * Token metadata comes from memory (the token directory), not from a join.
  */
 export class SwapsRepository {
   constructor(
     private readonly clickhouse: ClickHouseClient,
     private readonly tables: Tables,
+    private readonly hourCounts: SwapHourCounts,
+    private readonly tokens: TokenRefs,
   ) {}
 
-  async list(filter: SwapFilter, page: Page): Promise<{ swaps: SwapTransaction[]; total: number }> {
-    const { where, params } = this.whereClause(filter)
-    const source = this.latestSwaps(where, filter.walletAddress !== undefined || filter.tokenAddresses !== undefined)
-    const [rows, totals] = await Promise.all([
-      this.select(
-        `SELECT * FROM ${source} ORDER BY timestamp DESC, hash, chain_id
-         LIMIT {limit:UInt32} OFFSET {offset:UInt64}`,
-        { ...params, limit: page.limit, offset: page.offset },
-      ),
-      this.rowsOf<{ total: string }>(`SELECT count() AS total FROM ${source}`, params),
-    ])
-    return { swaps: rows, total: Number(totals[0]?.total ?? 0) }
+  async list(filter: SwapFilter, page: Page, start: PageStart): Promise<SwapPage> {
+    const range = { start: Math.min(filter.startMs, MAX_TIMESTAMP_MS), end: Math.min(filter.endMs, MAX_TIMESTAMP_MS) }
+    const cursor = 'cursor' in start ? start.cursor : undefined
+    const cursorParams: Params = cursor
+      ? { cursorTs: cursor.timestampMs, cursorHash: cursor.hash, cursorChain: cursor.chainId }
+      : {}
+    const result =
+      filter.walletAddress === undefined && filter.tokenAddresses === undefined
+        ? await this.listRange(range, page, start, cursorParams)
+        : await this.listIndexed(filter, range, page, start, cursorParams)
+    const last = result.rows.at(-1)
+    const hasMore = last !== undefined && result.rows.length === page.limit && result.offset + page.limit < result.total
+    return {
+      swaps: result.rows.map((r) => this.toSwap(r)),
+      total: result.total,
+      offset: result.offset,
+      next: hasMore ? { timestampMs: Number(last.timestamp_ms), hash: last.hash, chainId: Number(last.chain_id) } : null,
+    }
   }
 
-  /**
-   * The latest version of each swap matching `where`. Measured on 300,000 swaps
-   * (api/dedup-benchmark.ts): FINAL is about 3x faster for the unfiltered time range,
-   * `LIMIT 1 BY` the key 1.5-2.5x faster with a wallet or token filter (the filter runs
-   * before deduplication). Filtering first is safe because a swap's wallet and tokens
-   * never change between deliveries of the same (chain, hash).
-   */
-  private latestSwaps(where: string, filtered: boolean): string {
-    return filtered
-      ? `(SELECT * FROM ${this.tables.swaps} WHERE ${where}
-          ORDER BY chain_id, hash, ingested_at DESC LIMIT 1 BY chain_id, hash)`
-      : `(SELECT * FROM ${this.tables.swaps} FINAL WHERE ${where})`
+  /** No filter: the page's hours, found from the exact hour counts. */
+  private async listRange(
+    range: { start: number; end: number },
+    page: Page,
+    start: PageStart,
+    cursorParams: Params,
+  ): Promise<{ rows: SwapRow[]; total: number; offset: number }> {
+    const slices = await this.hourCounts.slices(range.start, range.end)
+    const total = slices.reduce((n, s) => n + s.count, 0)
+    // i: the newest slice holding rows of the page; skip: its rows before the page;
+    // remaining: its rows from the page on.
+    let i = 0
+    let skip = 0
+    let offset: number
+    let remaining: number
+    if ('cursor' in start) {
+      const t = start.cursor.timestampMs
+      while (i < slices.length && slices[i]!.from > t) i++
+      if (i === slices.length) return { rows: [], total, offset: total }
+      const own = slices[i]!
+      const ownAhead = own.to >= t ? await this.countRange(AT_OR_BEFORE_CURSOR, own, cursorParams) : 0
+      offset = slices.slice(0, i).reduce((n, s) => n + s.count, 0) + ownAhead
+      remaining = own.count - ownAhead
+    } else {
+      offset = skip = start.offset
+      while (i < slices.length && skip >= slices[i]!.count) skip -= slices[i++]!.count
+      if (i === slices.length) return { rows: [], total, offset }
+      remaining = slices[i]!.count - skip
+    }
+    // j: the oldest slice the page reaches into.
+    let j = i
+    while (remaining < page.limit && j < slices.length - 1) remaining += slices[++j]!.count
+    const rows = await this.rows(
+      `SELECT ${SELECT_ROW} FROM ${this.tables.swaps} FINAL
+       WHERE ${IN_RANGE} AND ${'cursor' in start ? AFTER_CURSOR : '1'}
+       ORDER BY ${ORDER} LIMIT {limit:UInt32} OFFSET {offset:UInt64}`,
+      { start: slices[j]!.from, end: slices[i]!.to, ...cursorParams, limit: page.limit, offset: skip },
+    )
+    return { rows, total, offset }
+  }
+
+  private async countRange(where: string, slice: { from: number; to: number }, params: Params): Promise<number> {
+    return this.count(`SELECT ${KEY_COLUMNS} FROM ${this.tables.swaps} FINAL WHERE ${IN_RANGE} AND ${where}`, {
+      ...params,
+      start: slice.from,
+      end: slice.to,
+    })
+  }
+
+  /** A wallet and/or token filter: keys from the access path, rows by key. */
+  private async listIndexed(
+    filter: SwapFilter,
+    range: { start: number; end: number },
+    page: Page,
+    start: PageStart,
+    cursorParams: Params,
+  ): Promise<{ rows: SwapRow[]; total: number; offset: number }> {
+    const { keys, params } = this.keysOf(filter)
+    const base = { ...params, ...range, ...cursorParams }
+    const cursor = 'cursor' in start
+    const [rows, total, ahead] = await Promise.all([
+      this.rows(
+        `SELECT ${SELECT_ROW} FROM ${this.tables.swaps} FINAL
+         WHERE ${KEY} IN (
+           SELECT ${KEY_COLUMNS} FROM (${keys}) WHERE ${cursor ? AFTER_CURSOR : '1'}
+           ORDER BY ${ORDER} LIMIT {limit:UInt32} OFFSET {offset:UInt64})
+         ORDER BY ${ORDER}`,
+        { ...base, limit: page.limit, offset: cursor ? 0 : start.offset },
+      ),
+      this.count(keys, base),
+      cursor ? this.count(`SELECT * FROM (${keys}) WHERE ${AT_OR_BEFORE_CURSOR}`, base) : Promise.resolve(start.offset),
+    ])
+    return { rows, total, offset: ahead }
+  }
+
+  /** SQL of the live keys (timestamp, hash, chain_id) matching a wallet and/or token filter in range. */
+  private keysOf(filter: SwapFilter): { keys: string; params: Params } {
+    const params: Params = {}
+    const parts: string[] = []
+    if (filter.walletAddress !== undefined) {
+      params.wallet = filter.walletAddress
+      parts.push(`SELECT ${KEY_COLUMNS} FROM ${this.tables.swapsByWallet} FINAL WHERE wallet_address = {wallet:String} AND ${IN_RANGE}`)
+    }
+    if (filter.tokenAddresses !== undefined) {
+      params.tokens = filter.tokenAddresses
+      parts.push(
+        `SELECT DISTINCT ${KEY_COLUMNS} FROM ${this.tables.swapLegs} FINAL WHERE token_address IN {tokens:Array(String)} AND ${IN_RANGE}`,
+      )
+    }
+    const keys = parts.length === 1 ? parts[0]! : `${parts[0]} AND ${KEY} IN (${parts[1]})`
+    return { keys, params }
   }
 
   /** One record per transaction hash; should two chains share a hash, the lowest chain id. */
   async findByHash(hash: string): Promise<SwapTransaction | null> {
-    const rows = await this.select(
-      `SELECT * FROM ${this.tables.swaps} FINAL WHERE hash = {hash:String} ORDER BY chain_id LIMIT 1`,
+    const rows = await this.rows(
+      `SELECT ${SELECT_ROW} FROM ${this.tables.swaps} FINAL
+       WHERE ${KEY} IN (SELECT ${KEY_COLUMNS} FROM ${this.tables.swapLocations} FINAL WHERE hash = {hash:String})
+       ORDER BY chain_id LIMIT 1`,
       { hash },
     )
-    return rows[0] ?? null
+    return rows[0] ? this.toSwap(rows[0]) : null
   }
 
-  private whereClause(filter: SwapFilter): { where: string; params: Record<string, unknown> } {
-    const conditions = [
-      'timestamp >= fromUnixTimestamp64Milli({start:Int64}, \'UTC\')',
-      'timestamp <= fromUnixTimestamp64Milli({end:Int64}, \'UTC\')',
-    ]
-    const params: Record<string, unknown> = {
-      start: Math.min(filter.startMs, MAX_TIMESTAMP_MS),
-      end: Math.min(filter.endMs, MAX_TIMESTAMP_MS),
-    }
-    if (filter.walletAddress !== undefined) {
-      conditions.push('wallet_address = {wallet:String}')
-      params.wallet = filter.walletAddress
-    }
-    if (filter.tokenAddresses !== undefined) {
-      conditions.push('(token_sold_address IN {tokens:Array(String)} OR token_bought_address IN {tokens:Array(String)})')
-      params.tokens = filter.tokenAddresses
-    }
-    return { where: conditions.join(' AND '), params }
+  /** Rows of a subquery (of live keys: they are exact as they stand). */
+  private async count(subquery: string, params: Params): Promise<number> {
+    const rs = await this.clickhouse.query({
+      query: `SELECT count() AS n FROM (${subquery})`,
+      query_params: params,
+      format: 'JSONEachRow',
+    })
+    const [row] = await rs.json<{ n: string | number }>()
+    return Number(row?.n ?? 0)
   }
 
-  /** `swapsQuery` picks and orders the page; this joins the token metadata onto it. */
-  private async select(swapsQuery: string, params: Record<string, unknown>): Promise<SwapTransaction[]> {
-    const tokens = latestTokensSubquery(this.tables)
-    const rows = await this.rowsOf<SwapRow>(
-      `SELECT s.hash AS hash, s.chain_id AS chain_id, s.block_number AS block_number,
-         toUnixTimestamp64Milli(s.timestamp) AS timestamp_ms, s.wallet_address AS wallet_address,
-         s.token_sold_address AS token_sold_address, toString(s.token_sold_amount) AS token_sold_amount,
-         s.token_bought_address AS token_bought_address, toString(s.token_bought_amount) AS token_bought_amount,
-         s.value_usd AS value_usd, s.dex AS dex,
-         ${tokenColumns('ts', 'sold')}, ${tokenColumns('tb', 'bought')}
-       FROM (${swapsQuery}) AS s
-       LEFT JOIN ${tokens} AS ts ON ts.contract_address = s.token_sold_address
-       LEFT JOIN ${tokens} AS tb ON tb.contract_address = s.token_bought_address
-       ORDER BY s.timestamp DESC, s.hash, s.chain_id
-       SETTINGS join_use_nulls = 1`,
-      params,
-    )
-    return rows.map(toSwap)
-  }
-
-  private async rowsOf<T>(query: string, query_params: Record<string, unknown>): Promise<T[]> {
+  private async rows(query: string, query_params: Params): Promise<SwapRow[]> {
     const rs = await this.clickhouse.query({ query, query_params, format: 'JSONEachRow' })
-    return rs.json<T>()
+    return rs.json<SwapRow>()
   }
-}
 
-function toSwap(row: SwapRow): SwapTransaction {
-  const sold = toTokenRef(row, 'sold', row.token_sold_address)
-  const bought = toTokenRef(row, 'bought', row.token_bought_address)
-  const timestampMs = Number(row.timestamp_ms)
-  return {
-    hash: row.hash,
-    chain_id: Number(row.chain_id),
-    block_number: Number(row.block_number),
-    timestamp: new Date(timestampMs).toISOString(),
-    timestamp_ms: timestampMs,
-    wallet_address: row.wallet_address,
-    token_sold: { ...sold, amount_raw: row.token_sold_amount, amount: toDecimalAmount(row.token_sold_amount, sold.decimals) },
-    token_bought: {
-      ...bought,
-      amount_raw: row.token_bought_amount,
-      amount: toDecimalAmount(row.token_bought_amount, bought.decimals),
-    },
-    value_usd: row.value_usd === null ? null : Number(row.value_usd),
-    dex: row.dex,
+  private toSwap(row: SwapRow): SwapTransaction {
+    const sold = this.tokens.ref(row.token_sold_address)
+    const bought = this.tokens.ref(row.token_bought_address)
+    const timestampMs = Number(row.timestamp_ms)
+    return {
+      hash: row.hash,
+      chain_id: Number(row.chain_id),
+      block_number: Number(row.block_number),
+      timestamp: new Date(timestampMs).toISOString(),
+      timestamp_ms: timestampMs,
+      wallet_address: row.wallet_address,
+      token_sold: { ...sold, amount_raw: row.token_sold_amount, amount: toDecimalAmount(row.token_sold_amount, sold.decimals) },
+      token_bought: {
+        ...bought,
+        amount_raw: row.token_bought_amount,
+        amount: toDecimalAmount(row.token_bought_amount, bought.decimals),
+      },
+      value_usd: row.value_usd === null ? null : Number(row.value_usd),
+      dex: row.dex,
+    }
   }
 }

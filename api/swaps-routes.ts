@@ -1,14 +1,15 @@
-import { Router } from 'express'
+import { Router, type Request } from 'express'
 import { isAddress, parseAddress, parseTxHash } from './address-params.js'
 import { sendPage, sendResult } from './envelope.js'
 import { badRequest, notFound } from './http-error.js'
 import { parsePage } from './pagination.js'
 import { singleQueryValue } from './query-params.js'
-import type { SwapFilter, SwapsRepository } from './swaps-repository.js'
+import { decodeSwapCursor, encodeSwapCursor, queryFingerprint } from './swap-cursor.js'
+import type { PageStart, SwapFilter, SwapsRepository } from './swaps-repository.js'
 import { parseTimeRange } from './time-range.js'
-import type { TokensRepository } from './tokens-repository.js'
+import type { TokenDirectory } from './token-directory.js'
 
-export function swapsRouter(swaps: SwapsRepository, tokens: TokensRepository): Router {
+export function swapsRouter(swaps: SwapsRepository, directory: TokenDirectory): Router {
   const router = Router()
 
   router.get('/swap-transactions', async (req, res) => {
@@ -21,10 +22,13 @@ export function swapsRouter(swaps: SwapsRepository, tokens: TokensRepository): R
     if (tokenId !== undefined) {
       if (tokenId === '') throw badRequest('token_id must not be empty')
       // A filter: an id that names no token matches no swap (an empty page, not a 404).
-      filter.tokenAddresses = await tokens.addressesForTokenId(tokenId, isAddress(tokenId))
+      filter.tokenAddresses = directory.addressesForTokenId(tokenId, isAddress(tokenId))
     }
-    const { swaps: result, total } = await swaps.list(filter, page)
-    sendPage(res, result, { ...page, total })
+    const fingerprint = queryFingerprint([range.startMs, range.endMs, filter.walletAddress, tokenId])
+    const start = pageStart(req, page.offset, fingerprint)
+    const result = await swaps.list(filter, page, start)
+    const next = result.next === null ? null : encodeSwapCursor(result.next, fingerprint)
+    sendPage(res, result.swaps, { limit: page.limit, offset: result.offset, total: result.total }, next)
   })
 
   router.get('/swap-transactions/:hash', async (req, res) => {
@@ -35,4 +39,13 @@ export function swapsRouter(swaps: SwapsRepository, tokens: TokensRepository): R
   })
 
   return router
+}
+
+/** `cursor` (keyset, from pagination.next_cursor) or `offset`, never both. */
+function pageStart(req: Request, offset: number, fingerprint: string): PageStart {
+  const cursor = singleQueryValue(req, 'cursor')
+  if (cursor === undefined) return { offset }
+  if (singleQueryValue(req, 'offset') !== undefined) throw badRequest('give either cursor or offset, not both')
+  if (cursor === '') throw badRequest('cursor must not be empty')
+  return { cursor: decodeSwapCursor(cursor, fingerprint) }
 }

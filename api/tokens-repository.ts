@@ -62,8 +62,7 @@ export class TokensRepository {
          (SELECT count() FROM ${this.tables.tokens} WHERE contract_address = {address:String}) +
          (SELECT count() FROM ${this.tables.prices} WHERE contract_address = {address:String}) +
          (SELECT count() FROM ${this.tables.holdings} WHERE contract_address = {address:String}) +
-         (SELECT count() FROM (SELECT 1 FROM ${this.tables.swaps}
-            WHERE token_sold_address = {address:String} OR token_bought_address = {address:String} LIMIT 1))
+         (SELECT count() FROM (SELECT 1 FROM ${this.tables.swapLegs} WHERE token_address = {address:String} LIMIT 1))
          AS known`,
       { address: contractAddress },
     )

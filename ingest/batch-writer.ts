@@ -51,6 +51,8 @@ export class BatchWriter {
   /** By table and column list: rows are inserted with the buffer's columns. */
   private readonly buffers = new Map<string, TableBuffer>()
   private readonly inFlight = new Set<Promise<void>>()
+  /** The last insert started per table: the next one for that table starts after it. */
+  private readonly tableTails = new Map<string, Promise<void>>()
   private draining = false
   private waitingWrites = 0
 
@@ -124,9 +126,19 @@ export class BatchWriter {
     if (buffer.timer) clearTimeout(buffer.timer)
     const { table, columns, entries } = buffer
     this.buffers.set(key, { table, columns, entries: [], rowCount: 0, timer: undefined })
-    const insert = this.insertEntries(table, columns, entries).finally(() => this.inFlight.delete(insert))
-    this.inFlight.add(insert)
-    return insert
+    // One insert at a time per table: the swaps views look up earlier versions of each
+    // hash during the insert (shared/schema/swaps-schema.ts), and two inserts of the same
+    // hash running side by side would not see each other. Rows keep buffering meanwhile,
+    // so the next insert is simply larger.
+    const previous = this.tableTails.get(table) ?? Promise.resolve()
+    const insert = previous.then(() => this.insertEntries(table, columns, entries))
+    const settled = insert.finally(() => {
+      this.inFlight.delete(settled)
+      if (this.tableTails.get(table) === settled) this.tableTails.delete(table)
+    })
+    this.inFlight.add(settled)
+    this.tableTails.set(table, settled)
+    return settled
   }
 
   private async insertEntries(table: string, columns: readonly string[], entries: Entry[]): Promise<void> {

@@ -12,6 +12,8 @@ export interface IngestJobContext {
   writer: BatchWriter
   tables: Tables
   tokenIds: TokenIdRegistry
+  /** Told which hours of swaps changed, after they are stored and before the job is acknowledged. */
+  onSwapHoursStored?: (hours: ReadonlySet<number>) => Promise<void>
   /** Told which tokens' metadata was written, once stored and before the job is acknowledged. */
   onTokensStored?: (addresses: readonly string[]) => Promise<void>
 }
@@ -30,11 +32,12 @@ export async function processIngestJob(data: unknown, ctx: IngestJobContext): Pr
     return { accepted: 0, rejected: 1 }
   }
   const { type, records, source } = envelope
-  const { rows, accepted, rejected, tokenAddresses } = await rowsFor(type, records, ctx, now)
+  const { rows, accepted, rejected, swapHours, tokenAddresses } = await rowsFor(type, records, ctx, now)
   const letters: DeadLetterRow[] = rejected.map((r) => deadLetterRow(type, r.record, r.reason, source, now))
   const batches: TableRows[] = [rows]
   if (letters.length > 0) batches.push({ table: ctx.tables.deadLetters, rows: letters })
   await ctx.writer.write(batches)
+  if (swapHours !== undefined) await ctx.onSwapHoursStored?.(swapHours)
   if (tokenAddresses !== undefined && tokenAddresses.length > 0) await ctx.onTokensStored?.(tokenAddresses)
   return { accepted, rejected: letters.length }
 }
@@ -44,7 +47,7 @@ async function rowsFor(
   records: readonly unknown[],
   ctx: IngestJobContext,
   now: number,
-): Promise<{ rows: TableRows; accepted: number; rejected: Rejected[]; tokenAddresses?: string[] }> {
+): Promise<{ rows: TableRows; accepted: number; rejected: Rejected[]; swapHours?: ReadonlySet<number>; tokenAddresses?: string[] }> {
   const objectRows = (table: string, valid: readonly object[], rejected: Rejected[]) => ({
     rows: { table, rows: valid },
     accepted: valid.length,
@@ -53,8 +56,8 @@ async function rowsFor(
   const { tables } = ctx
   switch (type) {
     case 'swap': {
-      const { encoded, rejected } = swapLines(records, now)
-      return { rows: { table: tables.swaps, encoded }, accepted: encoded.count, rejected }
+      const { encoded, rejected, hours } = swapLines(records, now)
+      return { rows: { table: tables.swapsIncoming, encoded }, accepted: encoded.count, rejected, swapHours: hours }
     }
     case 'holding': {
       const { valid, rejected } = validateRecords('holding', records)

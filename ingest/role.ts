@@ -1,4 +1,5 @@
 import { createRedis } from '../shared/redis.js'
+import { markSwapHoursChanged } from '../shared/swap-hours.js'
 import type { RunningRole, Runtime } from '../shared/runtime.js'
 import { publishTokensChanged } from '../shared/token-events.js'
 import { BatchWriter } from './batch-writer.js'
@@ -24,8 +25,9 @@ export async function startIngestRole(runtime: Runtime): Promise<RunningRole> {
     logger,
   )
   const tokenIds = new TokenIdRegistry(clickhouse, tables, commands, config.redis.prefix)
+  const onSwapHoursStored = (hours: ReadonlySet<number>) => markSwapHoursChanged(commands, config.redis.prefix, hours)
   const onTokensStored = (addresses: readonly string[]) => publishTokensChanged(commands, config.redis.prefix, addresses)
-  const worker = createIngestWorker(config, bullConnection, { writer, tables, tokenIds, onTokensStored }, logger)
+  const worker = createIngestWorker(config, bullConnection, { writer, tables, tokenIds, onSwapHoursStored, onTokensStored }, logger)
   await worker.waitUntilReady()
   logger.info('ingest worker started', { concurrency: config.ingest.concurrency })
 

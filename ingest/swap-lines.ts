@@ -1,4 +1,6 @@
 import { describeIssues, swapRecord } from '../shared/records.js'
+import { SWAP_INSERT_COLUMNS } from '../shared/schema/swaps-schema.js'
+import { hourStart } from '../shared/swap-hours.js'
 import { compactLine, type EncodedRows } from './compact-rows.js'
 import { emptyPlainSwap, readPlainSwap } from './swap-fast-path.js'
 import { swapRow, type SwapRow } from './table-rows.js'
@@ -12,25 +14,12 @@ import type { Rejected } from './validate-records.js'
  * give the same text for the same record.
  */
 
-/** The swaps table's columns, in the order of swapRow's keys. */
-export const SWAP_COLUMNS: readonly (keyof SwapRow)[] = [
-  'chain_id',
-  'hash',
-  'block_number',
-  'timestamp',
-  'wallet_address',
-  'token_sold_address',
-  'token_sold_amount',
-  'token_bought_address',
-  'token_bought_amount',
-  'value_usd',
-  'dex',
-  'ingested_at',
-]
 
 export interface SwapLines {
   encoded: EncodedRows
   rejected: Rejected[]
+  /** Start (ms) of every hour the valid swaps fall in. */
+  hours: Set<number>
 }
 
 const scratch = emptyPlainSwap()
@@ -39,6 +28,7 @@ export function swapLines(records: readonly unknown[], ingestedAt: number): Swap
   const end = `,${ingestedAt}]\n`
   const lines: string[] = []
   const rejected: Rejected[] = []
+  const hours = new Set<number>()
   const s = scratch
   for (const record of records) {
     if (readPlainSwap(record, s)) {
@@ -49,15 +39,18 @@ export function swapLines(records: readonly unknown[], ingestedAt: number): Swap
         `[${s.chainId},"${s.hash}",${s.blockNumber},${s.timestamp},"${s.wallet}","${s.soldAddress}","${s.soldAmount}",` +
           `"${s.boughtAddress}","${s.boughtAmount}",${value},${dex}${end}`,
       )
+      hours.add(hourStart(s.timestamp))
       continue
     }
     const parsed = swapRecord.safeParse(record)
-    if (parsed.success) lines.push(swapRowLine(swapRow(parsed.data, ingestedAt)))
-    else rejected.push({ record, reason: describeIssues(parsed.error) })
+    if (parsed.success) {
+      lines.push(swapRowLine(swapRow(parsed.data, ingestedAt)))
+      hours.add(hourStart(parsed.data.timestamp))
+    } else rejected.push({ record, reason: describeIssues(parsed.error) })
   }
-  return { encoded: { columns: SWAP_COLUMNS, text: lines.join(''), count: lines.length }, rejected }
+  return { encoded: { columns: SWAP_INSERT_COLUMNS, text: lines.join(''), count: lines.length }, rejected, hours }
 }
 
 export function swapRowLine(row: SwapRow): string {
-  return compactLine(SWAP_COLUMNS.map((c) => row[c]))
+  return compactLine(SWAP_INSERT_COLUMNS.map((c) => row[c]))
 }

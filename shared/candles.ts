@@ -45,6 +45,12 @@ export function candlesSql(tables: Tables, filter: 'all' | 'token' | 'range' = '
   const priceFilter = `AND ${on('contract_address')}`
   const legFilter = `AND ${on('leg.1')}`
   const tokenFilter = `WHERE ${on('contract_address')}`
+  // One token's swaps are found by key through its legs index, not by scanning them all.
+  const swapFilter =
+    filter === 'token'
+      ? `(timestamp, hash, chain_id) IN (SELECT timestamp, hash, chain_id FROM ${tables.swapLegs} FINAL
+           WHERE token_address = {token:String} AND timestamp < {before:DateTime64(3)})`
+      : `(${on('token_sold_address')} OR ${on('token_bought_address')})`
   return `
     SELECT
       token,
@@ -71,7 +77,7 @@ export function candlesSql(tables: Tables, filter: 'all' | 'token' | 'range' = '
                  token_bought_address, token_bought_amount
           FROM ${tables.swaps} FINAL
           WHERE value_usd > 0 AND timestamp < {before:DateTime64(3)}
-            AND (${on('token_sold_address')} OR ${on('token_bought_address')})
+            AND ${swapFilter}
         )
         ARRAY JOIN [(token_sold_address, token_sold_amount, ':sold'),
                     (token_bought_address, token_bought_amount, ':bought')] AS leg

@@ -28,6 +28,7 @@ export async function migrate(
     for (const statement of migration.statements(tables)) {
       await client.command({ query: statement })
     }
+    await migration.run?.(client, tables)
     await client.insert({
       table: tables.migrations,
       values: [{ version: migration.version, name: migration.name, applied_at: Date.now() }],

@@ -7,7 +7,16 @@ export interface Tables {
   database: string
   migrations: string
   tokens: string
+  /** The swaps, time-ordered (see schema/swaps-schema.ts for the tables around it). */
   swaps: string
+  /** Where producers' swap rows are inserted: a Null table whose views fill the rest. */
+  swapsIncoming: string
+  swapLocations: string
+  swapsByWallet: string
+  swapLegs: string
+  swapMoves: string
+  /** The first layout, ordered by (chain_id, hash); emptied and dropped by migration 2. */
+  legacySwaps: string
   holdings: string
   prices: string
   deadLetters: string
@@ -19,7 +28,13 @@ export function tablesFor(database: string): Tables {
     database,
     migrations: q('schema_migrations'),
     tokens: q('tokens'),
-    swaps: q('swaps'),
+    swaps: q('swaps_by_time'),
+    swapsIncoming: q('swaps_incoming'),
+    swapLocations: q('swap_locations'),
+    swapsByWallet: q('swaps_by_wallet'),
+    swapLegs: q('swap_legs_by_token'),
+    swapMoves: q('swap_moves'),
+    legacySwaps: q('swaps'),
     holdings: q('holdings'),
     prices: q('prices'),
     deadLetters: q('dead_letters'),

@@ -56,7 +56,7 @@ describe('swap transaction endpoints', () => {
     const { status, body } = await getJson(`${api.baseUrl}/swap-transactions?${range}`)
     expect(status).toBe(200)
     expect(body.status).toBe('success')
-    expect(body.pagination).toEqual({ total: 30, limit: 50, offset: 0 })
+    expect(body.pagination).toEqual({ total: 30, limit: 50, offset: 0, next_cursor: null })
     const swap = body.result.find((s: any) => s.hash === hashFor('swap-1'))
     expect(swap).toEqual({
       hash: hashFor('swap-1'),

@@ -20,7 +20,7 @@ export const coreTables: Migration = {
     ) ENGINE = ReplacingMergeTree(updated_at)
     ORDER BY contract_address`,
 
-    `CREATE TABLE IF NOT EXISTS ${t.swaps} (
+    `CREATE TABLE IF NOT EXISTS ${t.legacySwaps} (
       chain_id UInt32,
       hash String,
       block_number UInt64,

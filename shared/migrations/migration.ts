@@ -1,3 +1,4 @@
+import type { ClickHouseClient } from '../clickhouse.js'
 import type { Tables } from '../tables.js'
 
 export interface Migration {
@@ -6,4 +7,6 @@ export interface Migration {
   name: string
   /** Idempotent DDL statements (IF NOT EXISTS), so a half-applied migration can be re-run. */
   statements: (tables: Tables) => string[]
+  /** Data to move after the statements; must also be safe to re-run after a crash. */
+  run?: (clickhouse: ClickHouseClient, tables: Tables) => Promise<void>
 }

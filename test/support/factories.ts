@@ -3,6 +3,7 @@ import { createRedis } from '../../shared/redis.js'
 import type { Runtime } from '../../shared/runtime.js'
 import type { TechnicalAnalysis } from '../../shared/technical-analysis.js'
 import { publishTokensChanged } from '../../shared/token-events.js'
+import { storeSwapRows } from './store-swaps.js'
 
 /**
  * Rows written straight into the ClickHouse tables, with sensible defaults, for tests
@@ -107,9 +108,8 @@ export async function announceTokens(runtime: Runtime, addresses: string[]): Pro
 }
 
 export async function insertSwaps(runtime: Runtime, rows: SwapRowInput[]): Promise<void> {
-  await insert(
+  await storeSwapRows(
     runtime,
-    runtime.tables.swaps,
     rows.map((r) => ({
       chain_id: r.chain_id ?? 1,
       hash: lower(r.hash),

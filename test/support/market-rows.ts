@@ -1,5 +1,6 @@
 import { dateTime64Param } from '../../shared/candles.js'
 import type { Runtime } from '../../shared/runtime.js'
+import { storeSwapRows } from './store-swaps.js'
 
 /** Direct ClickHouse inserts for candle tests that are about aggregation, not ingestion. */
 export async function insertTokens(rt: Runtime, tokens: Array<{ address: string; decimals: number; symbol?: string }>) {
@@ -44,10 +45,9 @@ export interface SwapRow {
 }
 
 export async function insertSwaps(rt: Runtime, swaps: SwapRow[]) {
-  await rt.clickhouse.insert({
-    table: rt.tables.swaps,
-    format: 'JSONEachRow',
-    values: swaps.map((s) => ({
+  await storeSwapRows(
+    rt,
+    swaps.map((s) => ({
       chain_id: 1,
       hash: s.hash,
       block_number: 1,
@@ -61,7 +61,7 @@ export async function insertSwaps(rt: Runtime, swaps: SwapRow[]) {
       dex: null,
       ingested_at: dateTime64Param(Date.now()),
     })),
-  })
+  )
 }
 
 export function hashOf(n: number): string {

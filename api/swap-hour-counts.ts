@@ -1,0 +1,151 @@
+import type { ClickHouseClient } from '../shared/clickhouse.js'
+import type { Redis } from '../shared/redis.js'
+import { HOUR_MS, hourStart, readSwapHourMarks, readSwapHoursVersion } from '../shared/swap-hours.js'
+import type { Tables } from '../shared/tables.js'
+
+/** A slice of a time range with its exact number of swaps; `from` and `to` inclusive, ms. */
+export interface CountedSlice {
+  from: number
+  to: number
+  count: number
+}
+
+interface CachedHour {
+  count: number
+  /** The hour's mark when it was counted (undefined: it had none). */
+  mark: string | undefined
+}
+
+/** How far back the log of retractions is read again, for inserts still committing. */
+const MOVES_OVERLAP_MS = 60_000
+
+/**
+ * Exact counts of the live swaps per hour, cached in this process: a whole-range total
+ * is a sum of cached hours plus two partial hours at the edges, not a FINAL scan of
+ * the range. An hour is recounted (with FINAL, so exact whether merged or not) when
+ * ingestion marks it changed (shared/swap-hours.ts) or a re-delivery retracted a
+ * version in it (the swap_moves log). Marks are read before counting, so an insert
+ * that lands while an hour is counted always leaves a newer mark behind it.
+ */
+export class SwapHourCounts {
+  private readonly hours = new Map<number, CachedHour>()
+  private version: string | null | undefined = undefined
+  private marks = new Map<number, string>()
+  private movesSeenUntil = 0
+  /** First and last stored time (ms), read again whenever anything changed; null: no swaps. */
+  private stored: { min: number; max: number } | null = null
+  private filling: Promise<void> = Promise.resolve()
+
+  constructor(
+    private readonly clickhouse: ClickHouseClient,
+    private readonly tables: Tables,
+    private readonly redis: Redis,
+    private readonly redisPrefix: string,
+  ) {}
+
+  /** [startMs, endMs] cut into counted slices, newest first: partial edges, whole hours between. */
+  async slices(requestedStart: number, requestedEnd: number): Promise<CountedSlice[]> {
+    await this.sync()
+    // Only the stored span has hours worth counting (start_time=0 would be 490,000 hours).
+    if (this.stored === null || requestedEnd < this.stored.min || requestedStart > this.stored.max) return []
+    const startMs = Math.max(requestedStart, this.stored.min)
+    const endMs = Math.min(requestedEnd, this.stored.max)
+    const firstFull = hourStart(startMs) === startMs ? startMs : hourStart(startMs) + HOUR_MS
+    const lastFullEnd = hourStart(endMs + 1) // exclusive end of the last whole hour
+    if (firstFull >= lastFullEnd) return [{ from: startMs, to: endMs, count: await this.countExact(startMs, endMs) }]
+    await this.fill(firstFull, lastFullEnd)
+    const slices: CountedSlice[] = []
+    if (endMs >= lastFullEnd) slices.push({ from: lastFullEnd, to: endMs, count: await this.countExact(lastFullEnd, endMs) })
+    for (let h = lastFullEnd - HOUR_MS; h >= firstFull; h -= HOUR_MS) {
+      slices.push({ from: h, to: h + HOUR_MS - 1, count: this.hours.get(h)!.count })
+    }
+    if (startMs < firstFull) slices.push({ from: startMs, to: firstFull - 1, count: await this.countExact(startMs, firstFull - 1) })
+    return slices
+  }
+
+  /** Drops what changed since the last look: one Redis read when nothing did. */
+  private async sync(): Promise<void> {
+    const version = await readSwapHoursVersion(this.redis, this.redisPrefix)
+    if (version === this.version) return
+    if (version === null && this.version !== undefined) {
+      // Redis lost its marks: nothing cached can be vouched for.
+      this.hours.clear()
+    }
+    this.marks = await readSwapHourMarks(this.redis, this.redisPrefix)
+    for (const [hour, cached] of this.hours) {
+      if (this.marks.get(hour) !== cached.mark) this.hours.delete(hour)
+    }
+    for (const hour of await this.movedHours()) this.hours.delete(hour)
+    this.stored = await this.storedSpan()
+    this.version = version
+  }
+
+  private async storedSpan(): Promise<{ min: number; max: number } | null> {
+    const rs = await this.clickhouse.query({
+      query: `SELECT count() AS n, toString(toUnixTimestamp64Milli(min(timestamp))) AS min,
+                toString(toUnixTimestamp64Milli(max(timestamp))) AS max FROM ${this.tables.swaps}`,
+      format: 'JSONEachRow',
+    })
+    const [row] = await rs.json<{ n: string | number; min: string; max: string }>()
+    return row === undefined || Number(row.n) === 0 ? null : { min: Number(row.min), max: Number(row.max) }
+  }
+
+  /** Hours in which a re-delivery at another time retracted a version, since the last look. */
+  private async movedHours(): Promise<number[]> {
+    const rs = await this.clickhouse.query({
+      query: `SELECT toString(max(toUnixTimestamp64Milli(moved_at))) AS until,
+                groupUniqArray(intDiv(toUnixTimestamp64Milli(timestamp), ${HOUR_MS}) * ${HOUR_MS}) AS hours
+              FROM ${this.tables.swapMoves}
+              WHERE moved_at >= fromUnixTimestamp64Milli({since:Int64}, 'UTC')`,
+      query_params: { since: Math.max(0, this.movesSeenUntil - MOVES_OVERLAP_MS) },
+      format: 'JSONEachRow',
+    })
+    const [row] = await rs.json<{ until: string; hours: (string | number)[] }>()
+    if (row === undefined || row.hours.length === 0) return []
+    this.movesSeenUntil = Math.max(this.movesSeenUntil, Number(row.until))
+    return row.hours.map(Number)
+  }
+
+  /** Counts every uncached whole hour in [from, toExclusive), one query, one filler at a time. */
+  private fill(from: number, toExclusive: number): Promise<void> {
+    const run = this.filling.then(async () => {
+      let lo = Infinity
+      let hi = -Infinity
+      for (let h = from; h < toExclusive; h += HOUR_MS) {
+        if (this.hours.has(h)) continue
+        lo = Math.min(lo, h)
+        hi = Math.max(hi, h)
+      }
+      if (lo === Infinity) return
+      const marks = this.marks
+      const rs = await this.clickhouse.query({
+        query: `SELECT toString(intDiv(toUnixTimestamp64Milli(timestamp), ${HOUR_MS}) * ${HOUR_MS}) AS hour, count() AS n
+                FROM ${this.tables.swaps} FINAL
+                WHERE timestamp >= fromUnixTimestamp64Milli({lo:Int64}, 'UTC')
+                  AND timestamp < fromUnixTimestamp64Milli({hi:Int64}, 'UTC')
+                GROUP BY hour`,
+        query_params: { lo, hi: hi + HOUR_MS },
+        format: 'JSONEachRow',
+      })
+      const counted = new Map<number, number>()
+      for (const row of await rs.json<{ hour: string; n: string | number }>()) counted.set(Number(row.hour), Number(row.n))
+      for (let h = lo; h <= hi; h += HOUR_MS) {
+        if (!this.hours.has(h)) this.hours.set(h, { count: counted.get(h) ?? 0, mark: marks.get(h) })
+      }
+    })
+    this.filling = run.catch(() => undefined)
+    return run
+  }
+
+  private async countExact(fromMs: number, toMs: number): Promise<number> {
+    const rs = await this.clickhouse.query({
+      query: `SELECT count() AS n FROM ${this.tables.swaps} FINAL
+              WHERE timestamp >= fromUnixTimestamp64Milli({from:Int64}, 'UTC')
+                AND timestamp <= fromUnixTimestamp64Milli({to:Int64}, 'UTC')`,
+      query_params: { from: fromMs, to: toMs },
+      format: 'JSONEachRow',
+    })
+    const [row] = await rs.json<{ n: string | number }>()
+    return Number(row?.n ?? 0)
+  }
+}

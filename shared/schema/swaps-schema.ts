@@ -1,0 +1,166 @@
+import type { Tables } from '../tables.js'
+
+/**
+ * The swaps storage, declared once: every table's columns, keys and the materialized
+ * views that keep them in step. DDL, the insert column list and the select lists all
+ * come from here.
+ *
+ *   producer rows ──INSERT──▶ swaps_incoming (Null: stores nothing, feeds the views)
+ *        ├─ mv_swap_rows ──────▶ swaps_by_time   (the swaps; one winner per hash and insert)
+ *        └─ mv_swap_moves ─────▶ swap_moves      (earlier live versions at another time)
+ *                └─ mv_move_tombstones ─▶ swaps_by_time (is_deleted = 1 at the old time)
+ *   swaps_by_time (rows and tombstones alike)
+ *        ├─ mv_swap_locations ─▶ swap_locations      (by hash)
+ *        ├─ mv_swaps_by_wallet ▶ swaps_by_wallet     (by wallet, then time)
+ *        └─ mv_swap_legs ──────▶ swap_legs_by_token  (by either leg's token, then time)
+ *
+ * Every table is a ReplacingMergeTree(ingested_at, is_deleted) keyed by what identifies
+ * its row, so re-delivery collapses and a tombstone retracts; reads use FINAL, which is
+ * exact whether or not ClickHouse has merged. A swap re-delivered at another time (a
+ * reorg, a corrected producer) is found through swap_locations inside the insert itself
+ * and its old version is retracted in every table: the latest delivery wins.
+ */
+
+interface Column {
+  name: string
+  type: string
+}
+
+const DT = "DateTime64(3, 'UTC')"
+
+/** The columns a producer's row carries, in insert order (see ingest/swap-lines.ts). */
+export const SWAP_COLUMNS = [
+  { name: 'chain_id', type: 'UInt32' },
+  { name: 'hash', type: 'String' },
+  { name: 'block_number', type: 'UInt64' },
+  { name: 'timestamp', type: DT },
+  { name: 'wallet_address', type: 'String' },
+  { name: 'token_sold_address', type: 'String' },
+  { name: 'token_sold_amount', type: 'UInt256' },
+  { name: 'token_bought_address', type: 'String' },
+  { name: 'token_bought_amount', type: 'UInt256' },
+  { name: 'value_usd', type: 'Nullable(Float64)' },
+  { name: 'dex', type: 'Nullable(String)' },
+  { name: 'ingested_at', type: DT },
+] as const satisfies readonly Column[]
+
+export type SwapColumn = (typeof SWAP_COLUMNS)[number]['name']
+export const SWAP_INSERT_COLUMNS: readonly SwapColumn[] = SWAP_COLUMNS.map((c) => c.name)
+
+const IS_DELETED: Column = { name: 'is_deleted', type: 'UInt8 DEFAULT 0' }
+/** The identity of a stored swap version: its time, then its transaction. */
+export const SWAP_KEY = ['timestamp', 'hash', 'chain_id'] as const
+
+const LOCATION_COLUMNS: Column[] = [
+  { name: 'hash', type: 'String' },
+  { name: 'chain_id', type: 'UInt32' },
+  { name: 'timestamp', type: DT },
+  { name: 'wallet_address', type: 'String' },
+  { name: 'token_sold_address', type: 'String' },
+  { name: 'token_bought_address', type: 'String' },
+  { name: 'ingested_at', type: DT },
+  IS_DELETED,
+]
+
+function columnsDdl(columns: readonly Column[]): string {
+  return columns.map((c) => `${c.name} ${c.type}`).join(',\n      ')
+}
+
+function names(columns: readonly Column[]): string {
+  return columns.map((c) => c.name).join(', ')
+}
+
+const REPLACING = 'ReplacingMergeTree(ingested_at, is_deleted)'
+
+/** The newest version of each swap in one insert block: latest delivery, then latest time. */
+function winnersOf(source: string): string {
+  return `SELECT * FROM ${source} ORDER BY ingested_at DESC, timestamp DESC LIMIT 1 BY hash, chain_id`
+}
+
+/** DDL of the swaps storage, in creation order (targets before the views that feed them). */
+export function swapsSchemaDdl(t: Tables): string[] {
+  const rowColumns = names(SWAP_COLUMNS)
+  return [
+    `CREATE TABLE IF NOT EXISTS ${t.swaps} (
+      ${columnsDdl([...SWAP_COLUMNS, IS_DELETED])}
+    ) ENGINE = ${REPLACING}
+    PARTITION BY toYYYYMM(timestamp)
+    ORDER BY (${SWAP_KEY.join(', ')})`,
+
+    `CREATE TABLE IF NOT EXISTS ${t.swapsIncoming} (
+      ${columnsDdl(SWAP_COLUMNS)}
+    ) ENGINE = Null`,
+
+    `CREATE TABLE IF NOT EXISTS ${t.swapLocations} (
+      ${columnsDdl(LOCATION_COLUMNS)}
+    ) ENGINE = ${REPLACING}
+    ORDER BY (hash, chain_id, timestamp)
+    SETTINGS index_granularity = 1024`,
+
+    `CREATE TABLE IF NOT EXISTS ${t.swapsByWallet} (
+      wallet_address String,
+      timestamp ${DT},
+      hash String,
+      chain_id UInt32,
+      ingested_at ${DT},
+      is_deleted UInt8 DEFAULT 0
+    ) ENGINE = ${REPLACING}
+    ORDER BY (wallet_address, ${SWAP_KEY.join(', ')})`,
+
+    `CREATE TABLE IF NOT EXISTS ${t.swapLegs} (
+      token_address String,
+      timestamp ${DT},
+      hash String,
+      chain_id UInt32,
+      ingested_at ${DT},
+      is_deleted UInt8 DEFAULT 0
+    ) ENGINE = ${REPLACING}
+    ORDER BY (token_address, ${SWAP_KEY.join(', ')})`,
+
+    // A log of retracted versions: small (moves are rare), read by the views below and by
+    // the API to learn which hours a retraction changed (api/swap-hour-counts.ts).
+    `CREATE TABLE IF NOT EXISTS ${t.swapMoves} (
+      hash String,
+      chain_id UInt32,
+      timestamp ${DT},
+      wallet_address String,
+      token_sold_address String,
+      token_bought_address String,
+      superseded_at ${DT},
+      moved_at ${DT} DEFAULT now64(3)
+    ) ENGINE = MergeTree
+    ORDER BY moved_at`,
+
+    `CREATE MATERIALIZED VIEW IF NOT EXISTS ${t.database}.mv_swap_rows TO ${t.swaps} AS
+      SELECT ${rowColumns}, toUInt8(0) AS is_deleted FROM (${winnersOf(t.swapsIncoming)})`,
+
+    // The subqueries on swaps_incoming read the inserted block only (it is the view's
+    // source), so the lookup touches the granules of these hashes in swap_locations.
+    `CREATE MATERIALIZED VIEW IF NOT EXISTS ${t.database}.mv_swap_moves TO ${t.swapMoves} AS
+      SELECT l.hash AS hash, l.chain_id AS chain_id, l.timestamp AS timestamp,
+             l.wallet_address AS wallet_address, l.token_sold_address AS token_sold_address,
+             l.token_bought_address AS token_bought_address, w.ingested_at AS superseded_at
+      FROM (${winnersOf(t.swapsIncoming)}) AS w
+      INNER JOIN (
+        SELECT hash, chain_id, timestamp, wallet_address, token_sold_address, token_bought_address
+        FROM ${t.swapLocations} FINAL
+        WHERE hash IN (SELECT hash FROM ${t.swapsIncoming})
+      ) AS l ON l.hash = w.hash AND l.chain_id = w.chain_id
+      WHERE l.timestamp != w.timestamp`,
+
+    `CREATE MATERIALIZED VIEW IF NOT EXISTS ${t.database}.mv_move_tombstones TO ${t.swaps} AS
+      SELECT chain_id, hash, timestamp, wallet_address, token_sold_address, token_bought_address,
+             superseded_at AS ingested_at, toUInt8(1) AS is_deleted
+      FROM ${t.swapMoves}`,
+
+    `CREATE MATERIALIZED VIEW IF NOT EXISTS ${t.database}.mv_swap_locations TO ${t.swapLocations} AS
+      SELECT ${names(LOCATION_COLUMNS)} FROM ${t.swaps}`,
+
+    `CREATE MATERIALIZED VIEW IF NOT EXISTS ${t.database}.mv_swaps_by_wallet TO ${t.swapsByWallet} AS
+      SELECT wallet_address, ${SWAP_KEY.join(', ')}, ingested_at, is_deleted FROM ${t.swaps}`,
+
+    `CREATE MATERIALIZED VIEW IF NOT EXISTS ${t.database}.mv_swap_legs TO ${t.swapLegs} AS
+      SELECT token_address, ${SWAP_KEY.join(', ')}, ingested_at, is_deleted FROM ${t.swaps}
+      ARRAY JOIN arrayDistinct([token_sold_address, token_bought_address]) AS token_address`,
+  ]
+}

@@ -1,0 +1,23 @@
+import { createRedis } from '../../shared/redis.js'
+import type { Runtime } from '../../shared/runtime.js'
+import { hourStart, markSwapHoursChanged } from '../../shared/swap-hours.js'
+
+/**
+ * Stores swap rows as ingestion does, without the queue: through the swaps entry table
+ * (whose views keep every access path in step), then marks their hours changed so an
+ * API's cached hour counts see them.
+ */
+export async function storeSwapRows(
+  runtime: Runtime,
+  values: (Record<string, unknown> & { timestamp: number | string })[],
+): Promise<void> {
+  if (values.length === 0) return
+  await runtime.clickhouse.insert({ table: runtime.tables.swapsIncoming, values, format: 'JSONEachRow' })
+  const hours = new Set(values.map((v) => hourStart(typeof v.timestamp === 'number' ? v.timestamp : Date.parse(`${v.timestamp}Z`))))
+  const redis = createRedis(runtime.config.redis.url)
+  try {
+    await markSwapHoursChanged(redis, runtime.config.redis.prefix, hours)
+  } finally {
+    redis.disconnect()
+  }
+}
