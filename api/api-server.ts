@@ -3,17 +3,30 @@ import type { AddressInfo } from 'node:net'
 import { createRedis } from '../shared/redis.js'
 import type { Runtime } from '../shared/runtime.js'
 import { createApp } from './app.js'
+import { answerClientError } from './client-error-response.js'
+import { logDroppedConnections } from './dropped-connections.js'
+import { healthRouter } from './health-routes.js'
+import { httpServerOptions } from './http-server-options.js'
+import { checkReadiness } from './readiness.js'
+import { createRootApp } from './root-app.js'
 import { QueueOnDemandComputation } from './technical-analysis-on-demand.js'
 import { TokenDirectory } from './token-directory.js'
+
+/** How long GET /ready waits for each dependency. */
+const READINESS_CHECK_TIMEOUT_MS = 2_000
 
 export interface ApiServer {
   server: Server
   port: number
-  /** Stops taking requests, lets those in flight finish, then closes the Redis connections. */
+  /**
+   * Stops taking requests, closes idle keep-alive connections, lets the requests in
+   * flight finish for up to HTTP_SHUTDOWN_GRACE_MS (then closes every connection), then
+   * closes the Redis connections.
+   */
   close(): Promise<void>
 }
 
-/** The API with the connections it owns, listening on `port` (0: any free port). */
+/** The API with the connections it owns, listening on `port` (0: any free port) and `host` (default: HOST). */
 export async function startApiServer(runtime: Runtime, port: number, host?: string): Promise<ApiServer> {
   const { config, logger } = runtime
   const redis = createRedis(config.redis.url, 'commands')
@@ -24,6 +37,7 @@ export async function startApiServer(runtime: Runtime, port: number, host?: stri
     redisDown = true
   })
   redis.on('ready', () => {
+    if (redisDown) logger.info('redis available again')
     redisDown = false
   })
   const tokenDirectory = await TokenDirectory.start({
@@ -47,15 +61,26 @@ export async function startApiServer(runtime: Runtime, port: number, host?: stri
     onDemand,
     tokenDirectory,
   })
-  const server = createServer(app)
+  const health = healthRouter({
+    logger,
+    readiness: () =>
+      checkReadiness({
+        clickhouse: runtime.clickhouse,
+        tables: runtime.tables,
+        redis,
+        timeoutMs: READINESS_CHECK_TIMEOUT_MS,
+      }),
+  })
+  const server = createServer(httpServerOptions(config.http), createRootApp({ api: app, health, logger }))
+  server.maxConnections = config.http.maxConnections
+  server.on('clientError', answerClientError)
+  logDroppedConnections(server, logger, config.http.maxConnections)
   const listening = new Promise<void>((resolve, reject) => {
     server.once('error', reject)
-    const onListening = () => {
+    server.listen(port, host ?? config.host, () => {
       server.off('error', reject)
       resolve()
-    }
-    if (host === undefined) server.listen(port, onListening)
-    else server.listen(port, host, onListening)
+    })
   })
   try {
     await listening
@@ -69,10 +94,20 @@ export async function startApiServer(runtime: Runtime, port: number, host?: stri
     server,
     port: (server.address() as AddressInfo).port,
     async close() {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve())
-        server.closeIdleConnections()
-      })
+      const grace = setTimeout(() => {
+        logger.warn('requests still in flight after the shutdown grace period: closing their connections', {
+          graceMs: config.http.shutdownGraceMs,
+        })
+        server.closeAllConnections()
+      }, config.http.shutdownGraceMs)
+      try {
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve())
+          server.closeIdleConnections()
+        })
+      } finally {
+        clearTimeout(grace)
+      }
       await onDemand.close()
       await tokenDirectory.close()
       redis.disconnect()

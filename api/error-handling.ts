@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express'
 import type { Logger } from '../shared/logger.js'
-import { HttpError } from './http-error.js'
+import { HttpError, SERVICE_UNAVAILABLE_MESSAGE } from './http-error.js'
+import { isRedisConnectionError } from './redis-connection-errors.js'
 
 /** Any path no route matched: a JSON 404, never Express's HTML page. */
 export const unknownRoute: RequestHandler = (req, _res, next) => {
@@ -32,13 +33,19 @@ function clientErrorMessage(err: ClientError): string {
 /**
  * The last middleware: every error becomes `{"status":"error","message":...}`.
  * Unexpected errors are logged with their details and answered with a generic 500,
- * so no stack trace or internal detail leaks to a client.
+ * so no stack trace or internal detail leaks to a client. A failure because Redis is
+ * unreachable (even wrapped in a route's 500) is a 503 `service unavailable`; it is not
+ * logged per request: the connection's own listener logs each outage once (api-server.ts).
  */
 export function errorResponder(logger: Logger): ErrorRequestHandler {
   return (err: unknown, req, res, _next) => {
     let status: number
     let message: string
-    if (err instanceof HttpError) {
+    if (!(err instanceof HttpError && err.status < 500) && isRedisConnectionError(err)) {
+      status = 503
+      message = SERVICE_UNAVAILABLE_MESSAGE
+      logger.debug('request failed: redis unavailable', { method: req.method, path: req.path, err })
+    } else if (err instanceof HttpError) {
       status = err.status
       message = err.message
     } else if (isClientError(err)) {

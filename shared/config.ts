@@ -12,6 +12,18 @@ const identifier = z
 const envSchema = z.object({
   NODE_ENV: z.string().default('development'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  /** Interface the API listens on: loopback by default; 0.0.0.0 (all interfaces) in containers. */
+  HOST: z.string().min(1).default('127.0.0.1'),
+  /** A client must have sent its request headers within this (slow-header clients are cut off). */
+  HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
+  /** A client must have sent its whole request within this. At least HTTP_HEADERS_TIMEOUT_MS. */
+  HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
+  /** How long an idle keep-alive connection stays open. */
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(100).default(5_000),
+  /** Open connections at most; further ones are closed at once. */
+  HTTP_MAX_CONNECTIONS: z.coerce.number().int().min(1).default(1_000),
+  /** On shutdown, how long requests in flight may finish before every connection is closed. */
+  HTTP_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(5_000),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
 
   CLICKHOUSE_URL: z.url().optional(),
@@ -46,6 +58,9 @@ const envSchema = z.object({
   INDICATORS_SCHEDULE_DELAY_MS: z.coerce.number().int().min(0).default(60_000),
   /** The API's in-memory token directory reloads every token this often, a backstop to the change events. */
   TOKEN_DIRECTORY_REFRESH_MS: z.coerce.number().int().min(100).default(5_000),
+}).refine((e) => e.HTTP_HEADERS_TIMEOUT_MS <= e.HTTP_REQUEST_TIMEOUT_MS, {
+  path: ['HTTP_HEADERS_TIMEOUT_MS'],
+  message: 'must not exceed HTTP_REQUEST_TIMEOUT_MS',
 })
 
 export type Env = z.input<typeof envSchema>
@@ -53,6 +68,8 @@ export type Env = z.input<typeof envSchema>
 export interface Config {
   nodeEnv: string
   port: number
+  host: string
+  http: HttpServerConfig
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent'
   clickhouse:
     | { mode: 'server'; url: string; user: string; password: string; database: string }
@@ -63,6 +80,15 @@ export interface Config {
   indicators: { concurrency: number; onDemandWaitMs: number; scheduleDelayMs: number }
   tokenDirectory: { refreshMs: number }
   shutdownTimeoutMs: number
+}
+
+/** Limits of the API's HTTP server (see HTTP_* in the environment schema). */
+export interface HttpServerConfig {
+  headersTimeoutMs: number
+  requestTimeoutMs: number
+  keepAliveTimeoutMs: number
+  maxConnections: number
+  shutdownGraceMs: number
 }
 
 export class ConfigError extends Error {}
@@ -77,6 +103,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   return {
     nodeEnv: e.NODE_ENV,
     port: e.PORT,
+    host: e.HOST,
+    http: {
+      headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
+      keepAliveTimeoutMs: e.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+      maxConnections: e.HTTP_MAX_CONNECTIONS,
+      shutdownGraceMs: e.HTTP_SHUTDOWN_GRACE_MS,
+    },
     logLevel: e.LOG_LEVEL,
     clickhouse: e.CLICKHOUSE_URL
       ? {
