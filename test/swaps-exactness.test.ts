@@ -1,0 +1,238 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { migrate } from '../shared/migrate.js'
+import { coreTables } from '../shared/migrations/001_core_tables.js'
+import { migrations } from '../shared/migrations/index.js'
+import { addressFor, hashFor, insertSwaps, insertTokens } from './support/factories.js'
+import { getJson, startTestApi, type TestApi } from './support/http.js'
+import { createTestRuntime, type TestRuntime } from './support/runtime.js'
+
+const HOUR = 3_600_000
+const DAY = 24 * HOUR
+/** Late on the last day of January: a re-delivery an hour later lands in February. */
+const T0 = Date.UTC(2025, 0, 31, 20, 0, 0, 0)
+const RANGE = `start_time=${T0 - 10 * DAY}&end_time=${T0 + 10 * DAY}`
+
+/**
+ * The time-ordered layout is exact whether or not ClickHouse has merged: a swap written
+ * twice is listed and counted once on every endpoint, a swap re-delivered at another time
+ * replaces its earlier version everywhere (latest delivery wins), and paging by offset or
+ * by cursor returns every row once while ingestion goes on.
+ */
+describe('swaps on the time-ordered layout', () => {
+  let rt: TestRuntime
+  let api: TestApi
+  const alice = addressFor('alice')
+  const bob = addressFor('bob')
+  const usdc = addressFor('usdc')
+  const weth = addressFor('weth')
+  const link = addressFor('link')
+
+  const swap = (i: number, over: Record<string, unknown> = {}) => ({
+    hash: hashFor(`x-${i}`),
+    timestamp: T0 + (i % 12) * 600_000, // ten minutes apart, two hours in all
+    wallet_address: i % 2 === 0 ? alice : bob,
+    token_sold_address: usdc,
+    token_bought_address: i % 3 === 0 ? link : weth,
+    block_number: 1000 + i,
+    ...over,
+  })
+  const rows = Array.from({ length: 40 }, (_, i) => swap(i))
+
+  /** Everything the API says about the swaps: every list and every total. */
+  async function view() {
+    const list = async (query: string) => {
+      const { status, body } = await getJson(`${api.baseUrl}/swap-transactions?${RANGE}&limit=500&${query}`)
+      expect(status).toBe(200)
+      return { hashes: (body.result as { hash: string }[]).map((s) => s.hash), total: body.pagination.total as number }
+    }
+    return {
+      all: await list(''),
+      alice: await list(`address=${alice}`),
+      link: await list(`token_id=${link}`),
+      weth: await list(`token_id=${weth}`),
+      usdc: await list(`token_id=${usdc}`),
+    }
+  }
+
+  function expectOnce(v: Awaited<ReturnType<typeof view>>, expected: typeof rows) {
+    const hashes = (pick: (r: (typeof rows)[number]) => boolean) => expected.filter(pick).map((r) => r.hash)
+    for (const [name, got, want] of [
+      ['all', v.all, hashes(() => true)],
+      ['alice', v.alice, hashes((r) => r.wallet_address === alice)],
+      ['link', v.link, hashes((r) => r.token_bought_address === link)],
+      ['weth', v.weth, hashes((r) => r.token_bought_address === weth)],
+      ['usdc', v.usdc, hashes((r) => r.token_sold_address === usdc)],
+    ] as const) {
+      expect(new Set(got.hashes).size, name).toBe(got.hashes.length)
+      expect([...got.hashes].sort(), name).toEqual([...want].sort())
+      expect(got.total, name).toBe(want.length)
+    }
+  }
+
+  beforeAll(async () => {
+    rt = await createTestRuntime()
+    api = await startTestApi(rt)
+    await insertTokens(rt, [
+      { contract_address: usdc, symbol: 'USDC', decimals: 6 },
+      { contract_address: weth, symbol: 'WETH', decimals: 18 },
+      { contract_address: link, symbol: 'LINK', decimals: 18 },
+    ])
+    await insertSwaps(rt, rows)
+  })
+  afterAll(async () => {
+    await api?.close()
+    await rt?.cleanup()
+  })
+
+  it('a swap delivered again is listed and counted once, before and after ClickHouse merges', async () => {
+    await insertSwaps(rt, rows.slice(0, 15).map((r) => ({ ...r, ingested_at: Date.now() + 1 })))
+    await insertSwaps(rt, rows.slice(10, 20))
+    expectOnce(await view(), rows)
+    for (const table of [rt.tables.swaps, rt.tables.swapsByWallet, rt.tables.swapLegs, rt.tables.swapLocations]) {
+      await rt.clickhouse.command({ query: `OPTIMIZE TABLE ${table} FINAL` })
+    }
+    expectOnce(await view(), rows)
+    await insertSwaps(rt, rows.slice(0, 5))
+    expectOnce(await view(), rows)
+  })
+
+  it('a swap re-delivered at another time, into another month, with another wallet and token, is listed once at its new time', async () => {
+    const moved = swap(3, { timestamp: T0 + 5 * HOUR, block_number: 99_999, wallet_address: bob, token_bought_address: weth })
+    expect(new Date(moved.timestamp).getUTCMonth()).not.toBe(new Date(rows[3]!.timestamp).getUTCMonth())
+    await insertSwaps(rt, [moved])
+    const expected = rows.map((r, i) => (i === 3 ? moved : r))
+    expectOnce(await view(), expected)
+
+    const { body } = await getJson(`${api.baseUrl}/swap-transactions/${moved.hash}`)
+    expect(body.result).toMatchObject({ timestamp_ms: moved.timestamp, block_number: 99_999, wallet_address: bob })
+    // Listed at its new time only.
+    const before = await getJson(`${api.baseUrl}/swap-transactions?start_time=${T0}&end_time=${T0 + 2 * HOUR}&limit=500`)
+    expect(before.body.result.map((s: { hash: string }) => s.hash)).not.toContain(moved.hash)
+    expect(before.body.pagination.total).toBe(39)
+    const after = await getJson(`${api.baseUrl}/swap-transactions?start_time=${T0 + 4 * HOUR}&end_time=${T0 + 6 * HOUR}`)
+    expect(after.body.result.map((s: { hash: string }) => s.hash)).toEqual([moved.hash])
+    expect(after.body.pagination.total).toBe(1)
+
+    // Moved back: the latest delivery wins again; and the same after a merge.
+    await insertSwaps(rt, [rows[3]!])
+    expectOnce(await view(), rows)
+    await rt.clickhouse.command({ query: `OPTIMIZE TABLE ${rt.tables.swaps} FINAL` })
+    expectOnce(await view(), rows)
+  })
+
+  it('three versions of one swap in one insert: the latest delivery, then the latest time, is kept', async () => {
+    const base = swap(100, { timestamp: T0 + 8 * HOUR })
+    const now = Date.now()
+    await insertSwaps(rt, [
+      { ...base, ingested_at: now },
+      { ...base, timestamp: T0 + 9 * HOUR, ingested_at: now + 5 },
+      { ...base, timestamp: T0 + 7 * HOUR, ingested_at: now + 5 },
+    ])
+    const { body } = await getJson(`${api.baseUrl}/swap-transactions?start_time=${T0 + 6 * HOUR}&end_time=${T0 + 10 * HOUR}`)
+    expect(body.result.map((s: { timestamp_ms: number }) => s.timestamp_ms)).toEqual([T0 + 9 * HOUR])
+    expect(body.pagination.total).toBe(1)
+  })
+
+  it('paging by offset and by cursor returns every row once while ingestion goes on', async () => {
+    const range = `start_time=${T0}&end_time=${T0 + 2 * HOUR}`
+    const expected = (await getJson(`${api.baseUrl}/swap-transactions?${range}&limit=500`)).body.result.map(
+      (s: { hash: string }) => s.hash,
+    ) as string[]
+    expect(expected.length).toBe(40)
+    let extra = 0
+    const ingestElsewhere = () => insertSwaps(rt, [swap(1000 + extra++, { timestamp: T0 + 3 * HOUR + extra })])
+
+    const byOffset: string[] = []
+    for (let offset = 0; ; offset += 7) {
+      await ingestElsewhere()
+      const { body } = await getJson(`${api.baseUrl}/swap-transactions?${range}&limit=7&offset=${offset}`)
+      expect(body.pagination).toMatchObject({ total: 40, limit: 7, offset })
+      byOffset.push(...body.result.map((s: { hash: string }) => s.hash))
+      if (body.result.length < 7) break
+    }
+    expect(byOffset).toEqual(expected)
+
+    // By cursor, over a range still being written to at its newest end.
+    const open = `start_time=${T0}&end_time=${T0 + 4 * HOUR}`
+    const first = await getJson(`${api.baseUrl}/swap-transactions?${open}&limit=6`)
+    const extraBefore = extra
+    const seen: string[] = first.body.result.map((s: { hash: string }) => s.hash)
+    let cursor: string | null = first.body.pagination.next_cursor
+    let pages = 1
+    while (cursor !== null) {
+      await ingestElsewhere()
+      const { status, body } = await getJson(`${api.baseUrl}/swap-transactions?${open}&limit=6&cursor=${cursor}`)
+      expect(status).toBe(200)
+      // Rows ingested since, all newer than the cursor, are counted before the page.
+      expect(body.pagination.offset).toBe(pages * 6 + (extra - extraBefore))
+      seen.push(...body.result.map((s: { hash: string }) => s.hash))
+      cursor = body.pagination.next_cursor
+      pages++
+    }
+    expect(new Set(seen).size).toBe(seen.length)
+    expect(seen.slice(-40)).toEqual(expected)
+  })
+
+  it('a cursor is refused with another query, with an offset, or when it is not one', async () => {
+    const range = `start_time=${T0}&end_time=${T0 + 2 * HOUR}`
+    const { body } = await getJson(`${api.baseUrl}/swap-transactions?${range}&limit=5`)
+    const cursor = body.pagination.next_cursor as string
+    expect(typeof cursor).toBe('string')
+    for (const query of [
+      `start_time=${T0}&end_time=${T0 + HOUR}&cursor=${cursor}`,
+      `${range}&address=${alice}&cursor=${cursor}`,
+      `${range}&cursor=${cursor}&offset=5`,
+      `${range}&cursor=not-a-cursor`,
+      `${range}&cursor=`,
+    ]) {
+      const res = await getJson(`${api.baseUrl}/swap-transactions?${query}`)
+      expect(res.status, query).toBe(400)
+      expect(res.body.status).toBe('error')
+    }
+    // With a wallet or token filter the cursor walks the filtered rows.
+    const wallet = await getJson(`${api.baseUrl}/swap-transactions?${range}&address=${alice}&limit=3`)
+    const next = await getJson(
+      `${api.baseUrl}/swap-transactions?${range}&address=${alice}&limit=3&cursor=${wallet.body.pagination.next_cursor}`,
+    )
+    expect(next.body.pagination.offset).toBe(3)
+    const both = [...wallet.body.result, ...next.body.result].map((s: { hash: string }) => s.hash)
+    const direct = await getJson(`${api.baseUrl}/swap-transactions?${range}&address=${alice}&limit=6`)
+    expect(both).toEqual(direct.body.result.map((s: { hash: string }) => s.hash))
+  })
+})
+
+describe('migration 2 on a store of the first layout', () => {
+  let rt: TestRuntime
+  beforeAll(async () => {
+    rt = await createTestRuntime()
+  })
+  afterAll(async () => {
+    await rt?.cleanup()
+  })
+
+  it('moves every swap once into the time-ordered tables and drops the old table', async () => {
+    const db = `${rt.tables.database}_old`
+    const tables = { ...rt.tables, ...Object.fromEntries(Object.entries(rt.tables).map(([k, v]) => [k, v.replace(rt.tables.database, db)])) }
+    tables.database = db
+    await migrate(rt.clickhouse, tables, [coreTables])
+    const row = (i: number, ingested: number) => ({
+      chain_id: 1, hash: hashFor(`m-${i}`), block_number: i, timestamp: T0 + i * 1000, wallet_address: addressFor('w'),
+      token_sold_address: addressFor('a'), token_sold_amount: '1', token_bought_address: addressFor('b'),
+      token_bought_amount: '2', value_usd: 1, dex: null, ingested_at: ingested,
+    })
+    const old = Array.from({ length: 20 }, (_, i) => row(i, 1))
+    await rt.clickhouse.insert({ table: tables.legacySwaps, values: old, format: 'JSONEachRow' })
+    // A re-delivery at another time, unmerged: the latest one is what moves.
+    await rt.clickhouse.insert({ table: tables.legacySwaps, values: [{ ...row(0, 2), timestamp: T0 + DAY }], format: 'JSONEachRow' })
+    expect(await migrate(rt.clickhouse, tables, migrations)).toContain(2)
+    const rs = await rt.clickhouse.query({
+      query: `SELECT count() AS n, countIf(timestamp = fromUnixTimestamp64Milli({moved:Int64}, 'UTC')) AS moved,
+                (SELECT count() FROM system.tables WHERE database = {db:String} AND name = 'swaps') AS legacy
+              FROM ${tables.swaps} FINAL`,
+      query_params: { moved: T0 + DAY, db },
+      format: 'JSONEachRow',
+    })
+    expect((await rs.json())[0]).toEqual({ n: '20', moved: '1', legacy: '0' })
+    await rt.clickhouse.command({ query: `DROP DATABASE IF EXISTS ${db}` })
+  })
+})
