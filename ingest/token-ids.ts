@@ -3,16 +3,60 @@ import { deriveTokenId } from '../shared/ids.js'
 import { redisKey, type Redis } from '../shared/redis.js'
 import type { TokenRecord } from '../shared/records.js'
 import type { Tables } from '../shared/tables.js'
+import { refuseValid } from './validate-records.js'
 
 /** How long a claimed id is remembered in Redis: far longer than any flush takes. */
 const CLAIM_TTL_SECONDS = 7 * 24 * 3600
 
+const ADDRESS_SHAPED = /^0x[0-9a-fA-F]{40}$/
+
+/** What a job's token records get: the id to write per address, or the reason a record is refused. */
+export interface IdAssignment {
+  /** The id to write for each accepted record's address (keyed by lower-case address). */
+  ids: Map<string, string>
+  /** Records whose id is held by another token, with the reason. */
+  refused: Map<TokenRecord, string>
+}
+
 /**
- * A token's id never changes once assigned: the first id written for an address wins.
- * ClickHouse holds the ids already stored; for a new address the id (the producer's, or
- * the derived one) is claimed with an atomic SET NX in Redis, so two jobs carrying the
- * same new token with different ids, in this process or another, agree before either
- * is inserted.
+ * Claims, in order, for each record of a job: ARGV[1] is the TTL, then four values per
+ * record: the address's claim key, the id's owner key ('' when the id is the address
+ * itself), the id wanted, the address, and the id's owner in ClickHouse ('' if none).
+ * An address already claimed keeps its id (`=id`); otherwise the id is refused if another
+ * address holds it (`!owner`), else both are claimed together (`=id`). One script per
+ * job, so a job costs one round trip and two jobs never both get one id.
+ */
+const CLAIM_SCRIPT = `
+local ttl = ARGV[1]
+local out = {}
+for i = 2, #ARGV, 5 do
+  local addressKey, ownerKey, id, address, storedOwner = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4]
+  local current = redis.call('GET', addressKey)
+  if current then
+    out[#out + 1] = '=' .. current
+  else
+    local owner = storedOwner
+    if owner == '' and ownerKey ~= '' then owner = redis.call('GET', ownerKey) or '' end
+    if owner ~= '' and owner ~= address then
+      out[#out + 1] = '!' .. owner
+    else
+      if ownerKey ~= '' then redis.call('SET', ownerKey, address, 'EX', ttl) end
+      redis.call('SET', addressKey, id, 'EX', ttl)
+      out[#out + 1] = '=' .. id
+    end
+  end
+end
+return out`
+
+/**
+ * A token's id never changes once assigned, and names one token: the first id written for
+ * an address wins, and an id held by one token is refused to any other (a lookup by id
+ * must find one token). ClickHouse holds the ids already stored, and who holds them; for a
+ * new address the id (the producer's, or the derived one) is claimed atomically in Redis
+ * together with its ownership, so two jobs carrying tokens with the same new id, in this
+ * process or another, agree before either is inserted. One ClickHouse query and one Redis
+ * round trip per job. (An id shaped like an address is only ever the token's own: the
+ * schema refuses any other, see shared/records.ts.)
  */
 export class TokenIdRegistry {
   constructor(
@@ -22,38 +66,81 @@ export class TokenIdRegistry {
     private readonly prefix: string,
   ) {}
 
-  /** The id to write for each record's address (keyed by lower-case address). */
-  async resolve(records: readonly TokenRecord[]): Promise<Map<string, string>> {
-    const ids = await this.storedIds([...new Set(records.map((r) => r.contract_address))])
-    const claims = records.filter((r) => !ids.has(r.contract_address))
-    if (claims.length === 0) return ids
-    // One round trip; commands run in order, so a second claim of an address in this batch
-    // gets the first one's id back.
-    const pipeline = this.redis.pipeline()
-    for (const record of claims) {
-      const key = redisKey(this.prefix, 'token-id', record.contract_address)
-      pipeline.set(key, record.id ?? deriveTokenId(record.contract_address), 'EX', CLAIM_TTL_SECONDS, 'NX', 'GET')
-    }
-    const results = (await pipeline.exec()) ?? []
-    claims.forEach((record, i) => {
-      const [err, previous] = results[i] ?? [new Error('no reply')]
-      if (err) throw err
-      ids.set(record.contract_address, typeof previous === 'string' ? previous : (record.id ?? deriveTokenId(record.contract_address)))
-    })
+  /**
+   * The ids for a job's valid token records (from validateRecords); records refused for
+   * their id are moved from `records` to the rejected records validated with them.
+   */
+  async resolve(records: TokenRecord[]): Promise<Map<string, string>> {
+    const { ids, refused } = await this.assign(records)
+    refuseValid(records, refused)
     return ids
   }
 
-  private async storedIds(addresses: string[]): Promise<Map<string, string>> {
-    if (addresses.length === 0) return new Map()
+  async assign(records: readonly TokenRecord[]): Promise<IdAssignment> {
+    const addresses = [...new Set(records.map((r) => r.contract_address))]
+    const wantedIds = [...new Set(records.map(ownedId).filter((id): id is string => id !== undefined))]
+    const stored = await this.stored(addresses, wantedIds)
+    const ids = new Map<string, string>()
+    const refused = new Map<TokenRecord, string>()
+    const claims: TokenRecord[] = []
+    for (const record of records) {
+      const storedId = stored.idOf.get(record.contract_address)
+      if (storedId !== undefined) ids.set(record.contract_address, storedId)
+      else claims.push(record)
+    }
+    if (claims.length === 0) return { ids, refused }
+
+    const args: string[] = [String(CLAIM_TTL_SECONDS)]
+    for (const record of claims) {
+      const owned = ownedId(record)
+      args.push(
+        redisKey(this.prefix, 'token-id', record.contract_address),
+        owned === undefined ? '' : redisKey(this.prefix, 'token-id-owner', owned),
+        wantedId(record),
+        record.contract_address,
+        owned === undefined ? '' : (stored.ownerOf.get(owned) ?? ''),
+      )
+    }
+    const replies = await this.redis.eval(CLAIM_SCRIPT, 0, ...args)
+    if (!Array.isArray(replies) || replies.length !== claims.length) throw new Error('token id claims: unexpected reply from Redis')
+    claims.forEach((record, i) => {
+      const reply = String(replies[i])
+      if (reply.startsWith('=')) ids.set(record.contract_address, reply.slice(1))
+      else refused.set(record, `id: "${wantedId(record)}" already belongs to token ${reply.slice(1)}`)
+    })
+    return { ids, refused }
+  }
+
+  /** The first id of each address, and the first address holding each id, as stored. */
+  private async stored(addresses: string[], ids: string[]): Promise<{ idOf: Map<string, string>; ownerOf: Map<string, string> }> {
+    const idOf = new Map<string, string>()
+    const ownerOf = new Map<string, string>()
+    if (addresses.length === 0) return { idOf, ownerOf }
     const rs = await this.clickhouse.query({
-      query: `SELECT contract_address, argMin(id, updated_at) AS id
+      query: `SELECT contract_address, argMin(id, updated_at) AS first_id, min(updated_at) AS first_at
         FROM ${this.tables.tokens}
-        WHERE contract_address IN {addresses:Array(String)}
-        GROUP BY contract_address`,
-      query_params: { addresses },
+        WHERE contract_address IN {addresses:Array(String)} OR id IN {ids:Array(String)}
+        GROUP BY contract_address
+        ORDER BY first_at, contract_address`,
+      query_params: { addresses, ids },
       format: 'JSONEachRow',
     })
-    const rows = await rs.json<{ contract_address: string; id: string }>()
-    return new Map(rows.map((r) => [r.contract_address, r.id]))
+    const rows = await rs.json<{ contract_address: string; first_id: string }>()
+    const wanted = new Set(addresses)
+    for (const row of rows) {
+      if (wanted.has(row.contract_address)) idOf.set(row.contract_address, row.first_id)
+      if (!ownerOf.has(row.first_id)) ownerOf.set(row.first_id, row.contract_address)
+    }
+    return { idOf, ownerOf }
   }
+}
+
+/** The id a new token would get: the producer's, else the derived one. */
+function wantedId(record: TokenRecord): string {
+  return record.id ?? deriveTokenId(record.contract_address)
+}
+
+/** A producer id other tokens could want (not the token's own address): its ownership is claimed. */
+function ownedId(record: TokenRecord): string | undefined {
+  return record.id !== undefined && !ADDRESS_SHAPED.test(record.id) ? record.id : undefined
 }

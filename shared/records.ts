@@ -77,6 +77,8 @@ const valueUsd = optional(finiteNumber('value_usd').pipe(z.number().min(0, 'valu
   (v) => v ?? null,
 )
 
+const ADDRESS_SHAPED = /^0x[0-9a-fA-F]{40}$/
+
 export const tokenRecord = z.object({
   contract_address: address,
   name: storableString().trim().min(1, 'must not be empty').max(256),
@@ -84,6 +86,18 @@ export const tokenRecord = z.object({
   decimals: unsignedInt(255, 'decimals'),
   id: optional(storableString().trim().min(1).max(128).regex(/^[^\s/?#]+$/, 'must not contain spaces, "/", "?" or "#"')),
   chain_id: chainId,
+}).check((ctx) => {
+  // An address-shaped token_id is looked up as that address (the id a token gets when its
+  // producer gives none): as another token's id it would make that lookup find two tokens.
+  const { id, contract_address } = ctx.value
+  if (id !== undefined && ADDRESS_SHAPED.test(id) && id.toLowerCase() !== contract_address) {
+    ctx.issues.push({
+      code: 'custom',
+      path: ['id'],
+      message: `must not be another token's contract address (an id shaped like an address may only be the token's own, ${contract_address})`,
+      input: id,
+    })
+  }
 })
 
 const swapLeg = z.object({ contract_address: address, amount_raw: uint256 })
