@@ -22,6 +22,10 @@ const COLUMNS = `wallet_address, contract_address, toString(balance_raw) AS bala
  * first (unknown values last), then id: the id is wallet + "-" + token and wallets have
  * a fixed length, so ordering by (wallet, token) is ordering by id. The embedded token
  * comes from the in-memory directory, not from a join.
+ *
+ * The table is ordered by (token, wallet) (migration 3): one token's holdings, and one
+ * holding, are read through the primary key. At 250,000 holdings FINAL was the fastest
+ * exact form measured, ahead of LIMIT 1 BY and argMax per (wallet, token) (README).
  */
 const ORDER = 'value_usd DESC NULLS LAST, wallet_address, contract_address'
 
