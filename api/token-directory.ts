@@ -6,7 +6,6 @@ import type { Tables } from '../shared/tables.js'
 import { parseTokensChanged, tokensChangedChannel, type TokensChanged } from '../shared/token-events.js'
 import type { Page } from './pagination.js'
 import { TokenIndex } from './token-index.js'
-import { toToken, type TokenRow } from './token-refs.js'
 
 export interface TokenDirectoryOptions {
   clickhouse: ClickHouseClient
@@ -17,6 +16,25 @@ export interface TokenDirectoryOptions {
   /** Every token is reloaded this often, whatever the events say. */
   refreshMs: number
   logger: Logger
+}
+
+interface TokenRow {
+  contract_address: string
+  id: string
+  name: string
+  symbol: string
+  decimals: number | string
+}
+
+/** A token's id is the producer's, or else derived from its address (shared/ids.ts). */
+function toToken(row: TokenRow): Token {
+  return {
+    id: row.id || row.contract_address,
+    name: row.name,
+    symbol: row.symbol,
+    decimals: Number(row.decimals),
+    contract_address: row.contract_address,
+  }
 }
 
 /** How long a read waits for a change already announced to be loaded before serving what it has. */
