@@ -33,7 +33,9 @@ async function main(argv: string[]): Promise<number> {
   await assertRedisReachable(config.redis.url)
   const summary = await runBackfill(args, files, config, process.stderr)
   printSummary(summary, args.type)
-  return summary.outcome && summary.outcome.failed.length > 0 ? 1 : 0
+  const failed = (summary.outcome?.failed.length ?? 0) > 0
+  const lost = (summary.lost?.length ?? 0) > 0
+  return failed || lost ? 1 : 0
 }
 
 function printSummary(summary: BackfillSummary, type: string): void {
@@ -51,7 +53,17 @@ function printSummary(summary: BackfillSummary, type: string): void {
       `rejected: ${formatCount(outcome.rejected)}` +
         (outcome.rejected > 0 ? ` (reasons: npm run dead-letters -- list --type ${type})` : ''),
     )
-    if (outcome.vanished > 0) lines.push(`jobs removed before their result was read: ${outcome.vanished}`)
+    const lost = summary.lost ?? []
+    if (lost.length > 0) {
+      const records = lost.reduce((sum, job) => sum + job.records, 0)
+      lines.push(
+        `not confirmed: ${formatCount(records)} records in ${formatCount(lost.length)} jobs that disappeared from Redis before ` +
+          'their result was read (Redis lost its data, or the jobs were removed): they may not be stored. ' +
+          'Load those lines again (each record is stored once):',
+      )
+      for (const job of lost.slice(0, 10)) lines.push(`  ${job.source} (${formatCount(job.records)} records, job ${job.id})`)
+      if (lost.length > 10) lines.push(`  ... and ${formatCount(lost.length - 10)} more jobs`)
+    }
     if (outcome.failed.length > 0) {
       lines.push(`jobs failed permanently: ${outcome.failed.length}`)
       for (const f of outcome.failed.slice(0, 10)) lines.push(`  job ${f.id}: ${f.reason}`)

@@ -1,21 +1,50 @@
+import { randomBytes } from 'node:crypto'
 import type { IngestProducer } from '../../shared/ingest-producer.js'
 import type { RecordType } from '../../shared/records.js'
 import type { SourceRecord } from './source-record.js'
+
+/** A job the backfill enqueued: its id, how many records it carries and where they came from. */
+export interface EnqueuedJob {
+  id: string
+  records: number
+  source: string
+}
+
+export interface BatchEnqueuerOptions {
+  /**
+   * Job ids are `<jobIdBase>-<batch number>`; by default `backfill-<new run id>-1`. The
+   * backfill command gives every file of a run `backfill-<run id>-<file number>`.
+   */
+  jobIdBase?: string
+  /** Told of each job once Redis holds it. */
+  onEnqueued?: (job: EnqueuedJob) => void
+}
+
+/** A new run id: time and randomness, lower-case letters and digits. */
+export function newRunId(): string {
+  return `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`
+}
 
 /**
  * Groups the records of one file into jobs of `batchSize` and enqueues them with at
  * most `maxInFlight` enqueue requests outstanding: `add` waits when the limit is
  * reached, which in turn pauses reading the file.
  * A job's source names the file and its line range, e.g. `swaps.ndjson:1-5000`.
+ * Each job gets an id of its own (run, file, batch), never BullMQ's counter: after Redis
+ * loses its data the counter starts again, and a waiter polling counter ids would take
+ * other jobs for its own.
  */
 export class BatchEnqueuer {
-  readonly jobIds: string[] = []
+  /** The jobs enqueued, in file order. */
+  readonly jobs: EnqueuedJob[] = []
   records = 0
   private batch: unknown[] = []
   private firstLine = 0
   private lastLine = 0
   private readonly inFlight = new Set<Promise<void>>()
   private failure: unknown
+  private readonly jobIdBase: string
+  private readonly onEnqueued: ((job: EnqueuedJob) => void) | undefined
 
   constructor(
     private readonly producer: IngestProducer,
@@ -23,7 +52,15 @@ export class BatchEnqueuer {
     private readonly file: string,
     private readonly batchSize: number,
     private readonly maxInFlight: number,
-  ) {}
+    options: BatchEnqueuerOptions = {},
+  ) {
+    this.jobIdBase = options.jobIdBase ?? `backfill-${newRunId()}-1`
+    this.onEnqueued = options.onEnqueued
+  }
+
+  get jobIds(): string[] {
+    return this.jobs.map((j) => j.id)
+  }
 
   async add(item: SourceRecord): Promise<void> {
     if (this.batch.length === 0) this.firstLine = item.line
@@ -43,16 +80,16 @@ export class BatchEnqueuer {
   private async dispatch(): Promise<void> {
     this.throwIfFailed()
     const records = this.batch
-    const source = `${this.file}:${this.firstLine}-${this.lastLine}`
+    const job: EnqueuedJob = {
+      id: `${this.jobIdBase}-${this.jobs.length + 1}`,
+      records: records.length,
+      source: `${this.file}:${this.firstLine}-${this.lastLine}`,
+    }
     this.batch = []
-    // Job ids are kept in file order whatever order the enqueue requests finish in.
-    const slot = this.jobIds.length
-    this.jobIds.push('')
+    this.jobs.push(job)
     const request = this.producer
-      .send(this.type, records, source)
-      .then((id) => {
-        this.jobIds[slot] = id
-      })
+      .send(this.type, records, job.source, { jobId: job.id })
+      .then(() => this.onEnqueued?.(job))
       .catch((error: unknown) => {
         this.failure ??= error
       })

@@ -2,7 +2,7 @@ import type { Config } from '../../shared/config.js'
 import { IngestProducer } from '../../shared/ingest-producer.js'
 import { createRedis } from '../../shared/redis.js'
 import type { BackfillArguments } from './arguments.js'
-import { BatchEnqueuer } from './batch-enqueuer.js'
+import { BatchEnqueuer, newRunId } from './batch-enqueuer.js'
 import { readCsv } from './csv-reader.js'
 import { JobWaiter, type WaitTotals } from './job-waiter.js'
 import { readNdjson } from './ndjson-reader.js'
@@ -18,6 +18,8 @@ export interface BackfillSummary {
   readMs: number
   /** Present with --wait. */
   outcome?: WaitTotals
+  /** With --wait: jobs that vanished from Redis before their outcome was read (their records are not confirmed). */
+  lost?: Array<{ id: string; records: number; source: string }>
 }
 
 /** How many enqueue requests may be outstanding at once. */
@@ -67,7 +69,12 @@ export async function runBackfill(
   let currentBytes = () => 0
   let enqueuer: BatchEnqueuer | undefined
   let recordsBefore = 0
-  let waiter: JobWaiter | undefined
+  // With --wait, jobs are watched from the moment they are enqueued: a long run's first
+  // jobs are then seen completing, not found gone (completed jobs are kept in limited number).
+  const waiter = args.wait ? new JobWaiter(producer.queue) : undefined
+  let reading = true
+  const watching = waiter?.waitAll(() => reading)
+  watching?.catch(() => undefined)
   const progress = new ProgressReporter(output, () => {
     state.bytesRead = bytesBefore + currentBytes()
     if (enqueuer) state.records = recordsBefore + enqueuer.records
@@ -80,12 +87,17 @@ export async function runBackfill(
   })
   progress.start()
   const startedAt = Date.now()
-  const jobIds: string[] = []
+  // Job ids are unique per run, file and batch (see batch-enqueuer.ts).
+  const runId = newRunId()
+  let jobs = 0
   try {
-    for (const file of files) {
+    for (const [index, file] of files.entries()) {
       const opened = openFile(file)
       currentBytes = opened.bytesRead
-      enqueuer = new BatchEnqueuer(producer, args.type, file.path, args.batchSize, MAX_IN_FLIGHT)
+      enqueuer = new BatchEnqueuer(producer, args.type, file.path, args.batchSize, MAX_IN_FLIGHT, {
+        jobIdBase: `backfill-${runId}-${index + 1}`,
+        onEnqueued: (job) => waiter?.track(job),
+      })
       const records: AsyncGenerator<SourceRecord> =
         file.format === 'csv' ? readCsv(opened.content) : readNdjson(opened.content)
       try {
@@ -98,30 +110,34 @@ export async function runBackfill(
             'were enqueued, and loading the file again once fixed stores each record once)',
         )
       }
-      jobIds.push(...enqueuer.jobIds)
+      jobs += enqueuer.jobs.length
       recordsBefore += enqueuer.records
       enqueuer = undefined
       bytesBefore += file.size
       currentBytes = () => 0
     }
     state.records = recordsBefore
-    state.jobsEnqueued = jobIds.length
+    state.jobsEnqueued = jobs
     const summary: BackfillSummary = {
       files: files.length,
       records: recordsBefore,
-      jobs: jobIds.length,
+      jobs,
       readMs: Date.now() - startedAt,
     }
-    if (args.wait) {
+    reading = false
+    if (waiter && watching) {
       state.phase = 'waiting'
       if ((await producer.queue.getWorkersCount().catch(() => 1)) === 0) {
         output.write('backfill: no ingest worker is connected; the jobs wait until one starts (npm start, or npm run start:ingest)\n')
       }
-      waiter = new JobWaiter(producer.queue, jobIds)
-      summary.outcome = await waiter.waitAll()
+      summary.outcome = await watching
+      summary.lost = waiter.lost
     }
     return summary
   } finally {
+    reading = false
+    waiter?.stop()
+    await watching?.catch(() => undefined)
     progress.stop()
     await producer.close()
   }
