@@ -97,6 +97,33 @@ describe('token metadata served from memory, current within a second of ingestio
     expect(body.pagination.total).toBe(1)
   })
 
+  it('GET /technical-analysis of a cached token, by address or by id, sends no query to ClickHouse', async () => {
+    let queries = 0
+    const counting = new Proxy(rt.clickhouse, {
+      get(target, key, receiver) {
+        const value: unknown = Reflect.get(target, key, receiver)
+        if (key !== 'query' || typeof value !== 'function') return value
+        return (...args: unknown[]) => {
+          queries++
+          return (value as (...a: unknown[]) => unknown).apply(target, args)
+        }
+      },
+    })
+    const counted = await startTestApi({ ...rt, clickhouse: counting })
+    try {
+      const loaded = queries
+      expect(loaded).toBeGreaterThan(0) // the directory's own load went through the proxy
+      for (const param of [`contract_address=${token}`, `token_id=${token}`]) {
+        const { status, body } = await getJson(`${counted.baseUrl}/technical-analysis?${param}`)
+        expect(status).toBe(200)
+        expect(body.result.token.contractAddress).toBe(token)
+      }
+      expect(queries - loaded).toBe(0)
+    } finally {
+      await counted.close()
+    }
+  })
+
   it('recovers after its subscriber connection is dropped: catches up on what it missed, then hears changes again', async () => {
     const name = `${rt.config.redis.prefix}:token-directory`
     const subscriberIds = async () =>
