@@ -26,7 +26,8 @@ Options:
   --wait               wait until the workers processed every batch, then print accepted/rejected
   --help, -h           show this help
 
-Exit codes: 0 done, 1 a batch failed permanently or an error occurred, 2 bad arguments or unreadable file.`
+Exit codes: 0 done, 1 a batch failed permanently, a batch disappeared from Redis (--wait: its records are
+not confirmed) or an error occurred, 2 bad arguments or unreadable file.`
 
 export function parseBackfillArguments(argv: string[]): BackfillArguments | 'help' {
   let parsed
