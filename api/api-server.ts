@@ -4,6 +4,7 @@ import { createRedis } from '../shared/redis.js'
 import type { Runtime } from '../shared/runtime.js'
 import { createApp } from './app.js'
 import { answerClientError } from './client-error-response.js'
+import { ConnectionDrainer } from './connection-draining.js'
 import { logDroppedConnections } from './dropped-connections.js'
 import { healthRouter } from './health-routes.js'
 import { httpServerOptions } from './http-server-options.js'
@@ -75,6 +76,7 @@ export async function startApiServer(runtime: Runtime, port: number, host?: stri
   server.maxConnections = config.http.maxConnections
   server.on('clientError', answerClientError)
   logDroppedConnections(server, logger, config.http.maxConnections)
+  const drainer = new ConnectionDrainer(server)
   const listening = new Promise<void>((resolve, reject) => {
     server.once('error', reject)
     server.listen(port, host ?? config.host, () => {
@@ -103,7 +105,7 @@ export async function startApiServer(runtime: Runtime, port: number, host?: stri
       try {
         await new Promise<void>((resolve) => {
           server.close(() => resolve())
-          server.closeIdleConnections()
+          drainer.begin()
         })
       } finally {
         clearTimeout(grace)

@@ -120,6 +120,25 @@ describe('HTTP timeouts, connection cap, shutdown', () => {
     }
   })
 
+  it('shutdown lets a request in flight finish, then closes its keep-alive connection without waiting', async () => {
+    const patient = { ...rt, config: { ...rt.config, http: { ...rt.config.http, shutdownGraceMs: 10_000 } } }
+    const api = await startApiServer(patient, 0, '127.0.0.1')
+    const socket = await openSocket(api.port)
+    const closed = untilClosed(socket)
+    const body = JSON.stringify({ contract_address: 'not an address' })
+    socket.write(`GET /technical-analysis HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    const started = Date.now()
+    const closing = api.close()
+    socket.write(body)
+    await closing
+    expect(Date.now() - started).toBeLessThan(2_000)
+    const r = await closed
+    expect(r.status).toBe(400)
+    expect(r.headers['connection']).toBe('close')
+    expect(r.json).toMatchObject({ status: 'error', message: expect.stringContaining('contract_address') })
+  })
+
   it('shutdown closes a connection whose request is still in flight after the grace period', async () => {
     // A long request deadline, so only the grace period can end the request.
     const patient = { ...rt, config: { ...rt.config, http: { ...rt.config.http, requestTimeoutMs: 60_000 } } }
