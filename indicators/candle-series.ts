@@ -1,5 +1,6 @@
 import type { ClickHouseClient } from '../shared/clickhouse.js'
 import { CANDLE_MS, CANDLES_PER_DAY, candlesSql, dateTime64Param } from '../shared/candles.js'
+import { refreshCandles } from '../shared/candle-refresh.js'
 import type { Tables } from '../shared/tables.js'
 import type { IndicatorSeries } from './compute-indicators.js'
 import type { PivotInput } from './pivots.js'
@@ -43,6 +44,8 @@ export async function forEachClosedSeries(
   options: SeriesOptions,
   onSlice: (series: TokenSeries[]) => Promise<void>,
 ): Promise<void> {
+  // The stored candles first take in every bucket marked changed (the token's, or all).
+  await refreshCandles(clickhouse, tables, options.token === undefined ? {} : { token: options.token })
   const lastClosedBucket = Math.floor(options.now / CANDLE_MS) - 1
   const before = dateTime64Param((lastClosedBucket + 1) * CANDLE_MS)
   if (options.token !== undefined) {

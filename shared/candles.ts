@@ -1,5 +1,6 @@
 import type { ClickHouseClient } from './clickhouse.js'
 import type { Candle } from './domain.js'
+import { refreshCandles } from './candle-refresh.js'
 import type { Tables } from './tables.js'
 
 /**
@@ -29,32 +30,48 @@ export function lastClosedCandleStart(now: number): number {
 }
 
 /**
- * SQL (a subquery) of the candles, one row per token and interval that has at least one
- * observation before `{before:DateTime64(3)}`: token, bucket (UInt32: start ms / CANDLE_MS),
- * open, high, low, close, volume. `token`: only `{token:String}`; `range`: only tokens
- * in [`{lo:String}`, `{hi:String}`) (a slice of the address space; prices and tokens
- * are read by their primary key).
+ * SQL (a subquery) of the 4-hour candles, one row per token and interval that has at
+ * least one observation before `{before:DateTime64(3)}`: token, bucket (UInt32: start
+ * ms / CANDLE_MS), open, high, low, close, volume. Read from the stored one-hour candles
+ * (schema/candles-schema.ts; call refreshCandles first to include what was just stored).
+ * `token`: only `{token:String}`; `range`: only tokens in [`{lo:String}`, `{hi:String}`)
+ * (a slice of the address space, read by the primary key).
  */
 export function candlesSql(tables: Tables, filter: 'all' | 'token' | 'range' = 'all'): string {
-  const on = (column: string) =>
-    filter === 'token'
-      ? `${column} = {token:String}`
-      : filter === 'range'
-        ? `${column} >= {lo:String} AND ${column} < {hi:String}`
-        : '1'
-  const priceFilter = `AND ${on('contract_address')}`
-  const legFilter = `AND ${on('leg.1')}`
-  const tokenFilter = `WHERE ${on('contract_address')}`
-  // One token's swaps are found by key through its legs index, not by scanning them all.
-  const swapFilter =
-    filter === 'token'
-      ? `(timestamp, hash, chain_id) IN (SELECT timestamp, hash, chain_id FROM ${tables.swapLegs} FINAL
-           WHERE token_address = {token:String} AND timestamp < {before:DateTime64(3)})`
-      : `(${on('token_sold_address')} OR ${on('token_bought_address')})`
+  const on =
+    filter === 'token' ? 'token = {token:String}' : filter === 'range' ? 'token >= {lo:String} AND token < {hi:String}' : '1'
+  return `
+    SELECT token, toUInt32(intDiv(hour, ${CANDLE_MS / HOUR_MS})) AS bucket,
+      argMin(open, hour) AS open, max(high) AS high, min(low) AS low, argMax(close, hour) AS close, sum(volume) AS volume
+    FROM ${tables.candles1h} FINAL
+    WHERE hour < intDiv(toUnixTimestamp64Milli({before:DateTime64(3)}), ${HOUR_MS}) AND ${on}
+    GROUP BY token, bucket`
+}
+
+const HOUR_MS = 3_600_000
+
+/**
+ * SQL (a subquery) of one-hour candles aggregated from the raw rows of the tokens in
+ * `{tokens:Array(String)}`, over [`{from:DateTime64(3)}`, `{before:DateTime64(3)}`):
+ * token, bucket (hours since the epoch), open, high, low, close, volume. What the stored
+ * candles are re-aggregated from (shared/candle-refresh.ts):
+ * - each swap with a value_usd (> 0: a price record must be > 0 too) gives one
+ *   observation per leg whose token has known decimals and a non-zero amount:
+ *   price = value_usd / decimal-adjusted amount, volume = value_usd;
+ * - each price record gives price_usd, volume = volume_usd or 0.
+ * Re-delivered records are read once (FINAL on the ReplacingMergeTree tables; retracted
+ * swaps not at all). Open and close are the first and last price by time; ties in time
+ * are broken by the record's key (a price record first, then swaps in the order of a
+ * 64-bit hash of their transaction hash and leg: cheaper to carry through the aggregation
+ * than the strings), so the result is deterministic. A token's swaps are found through
+ * its legs index, not by scanning every swap.
+ */
+export function rawHourCandlesSql(tables: Tables): string {
+  const window = 'timestamp >= {from:DateTime64(3)} AND timestamp < {before:DateTime64(3)}'
   return `
     SELECT
       token,
-      toUInt32(intDiv(toUnixTimestamp64Milli(ts), ${CANDLE_MS})) AS bucket,
+      toUInt32(intDiv(toUnixTimestamp64Milli(ts), ${HOUR_MS})) AS bucket,
       argMin(price, (ts, tiebreak)) AS open,
       max(price) AS high,
       min(price) AS low,
@@ -64,7 +81,7 @@ export function candlesSql(tables: Tables, filter: 'all' | 'token' | 'range' = '
       SELECT contract_address AS token, timestamp AS ts, price_usd AS price,
              ifNull(volume_usd, 0) AS volume, toUInt64(0) AS tiebreak
       FROM ${tables.prices} FINAL
-      WHERE timestamp < {before:DateTime64(3)} ${priceFilter}
+      WHERE contract_address IN {tokens:Array(String)} AND ${window}
       UNION ALL
       SELECT legs.token AS token, legs.ts AS ts,
              legs.usd / (toFloat64(legs.amount) / pow(10, meta.decimals)) AS price,
@@ -76,14 +93,17 @@ export function candlesSql(tables: Tables, filter: 'all' | 'token' | 'range' = '
           SELECT timestamp, hash, value_usd, token_sold_address, token_sold_amount,
                  token_bought_address, token_bought_amount
           FROM ${tables.swaps} FINAL
-          WHERE value_usd > 0 AND timestamp < {before:DateTime64(3)}
-            AND ${swapFilter}
+          WHERE value_usd > 0 AND ${window}
+            AND (timestamp, hash, chain_id) IN (
+              SELECT timestamp, hash, chain_id FROM ${tables.swapLegs} FINAL
+              WHERE token_address IN {tokens:Array(String)} AND ${window})
         )
         ARRAY JOIN [(token_sold_address, token_sold_amount, ':sold'),
                     (token_bought_address, token_bought_amount, ':bought')] AS leg
-        WHERE leg.2 > 0 ${legFilter}
+        WHERE leg.2 > 0 AND leg.1 IN {tokens:Array(String)}
       ) AS legs
-      INNER JOIN (SELECT contract_address, decimals FROM ${tables.tokens} FINAL ${tokenFilter}) AS meta
+      INNER JOIN (SELECT contract_address, decimals FROM ${tables.tokens} FINAL
+                  WHERE contract_address IN {tokens:Array(String)}) AS meta
         ON meta.contract_address = legs.token
     )
     GROUP BY token, bucket`
@@ -103,13 +123,17 @@ interface CandleRow {
   volume: number
 }
 
-/** One token's candles with an observation, strictly before `before` (ms), oldest first. */
+/**
+ * One token's candles with an observation, strictly before `before` (ms), oldest first.
+ * Its marked buckets are re-aggregated first, so what was stored a moment ago is in them.
+ */
 export async function queryTokenCandles(
   clickhouse: ClickHouseClient,
   tables: Tables,
   contractAddress: string,
   before: number,
 ): Promise<Candle[]> {
+  await refreshCandles(clickhouse, tables, { token: contractAddress.toLowerCase() })
   const rs = await clickhouse.query({
     query: `SELECT bucket, open, high, low, close, volume FROM (${candlesSql(tables, 'token')}) ORDER BY bucket`,
     query_params: { token: contractAddress.toLowerCase(), before: dateTime64Param(before) },

@@ -15,6 +15,10 @@ export interface Tables {
   swapsByWallet: string
   swapLegs: string
   swapMoves: string
+  /** Stored one-hour candles and the marks of the buckets to re-aggregate (schema/candles-schema.ts). */
+  candles1h: string
+  candleMarks: string
+  candleRefreshState: string
   /** The first layout, ordered by (chain_id, hash); emptied and dropped by migration 2. */
   legacySwaps: string
   holdings: string
@@ -35,6 +39,9 @@ export function tablesFor(database: string): Tables {
     swapLegs: q('swap_legs_by_token'),
     swapMoves: q('swap_moves'),
     legacySwaps: q('swaps'),
+    candles1h: q('candles_1h'),
+    candleMarks: q('candle_marks'),
+    candleRefreshState: q('candle_refresh_state'),
     holdings: q('holdings'),
     prices: q('prices'),
     deadLetters: q('dead_letters'),

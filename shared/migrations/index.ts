@@ -2,6 +2,7 @@ import type { Migration } from './migration.js'
 import { coreTables } from './001_core_tables.js'
 import { timeOrderedSwaps } from './002_time_ordered_swaps.js'
 import { holdingsByToken } from './003_holdings_by_token.js'
+import { storedCandles } from './004_stored_candles.js'
 
 /** Every migration, in the order it applies. Add new ones at the end with the next version. */
-export const migrations: readonly Migration[] = [coreTables, timeOrderedSwaps, holdingsByToken]
+export const migrations: readonly Migration[] = [coreTables, timeOrderedSwaps, holdingsByToken, storedCandles]
