@@ -1,6 +1,7 @@
 import { IndicatorJobNames } from '../shared/queues.js'
 import { createRedis } from '../shared/redis.js'
 import type { RunningRole, Runtime } from '../shared/runtime.js'
+import { startCandleRefresher } from './candle-refresher.js'
 import { IndicatorEngine } from './engine.js'
 import { openIndicatorQueue } from './indicator-queue.js'
 import { scheduleRecomputeAll } from './schedule.js'
@@ -30,10 +31,18 @@ export async function startIndicatorsRole(runtime: Runtime): Promise<RunningRole
   await scheduleRecomputeAll(queue, config.indicators.scheduleDelayMs)
   await queue.add(IndicatorJobNames.recomputeAll, {}, { deduplication: { id: 'recompute-all-at-start' } })
   const worker = startIndicatorsWorker(engine, config.redis, workerConnection, config.indicators.concurrency, logger)
+  const refresher = startCandleRefresher({
+    clickhouse: runtime.clickhouse,
+    tables: runtime.tables,
+    queue,
+    logger,
+    intervalMs: config.indicators.candleRefreshMs,
+  })
   logger.info('indicator engine started', { scheduleDelayMs: config.indicators.scheduleDelayMs })
   return {
     name: 'indicators',
     async stop() {
+      await refresher.stop()
       await worker.close()
       await queue.close()
       for (const c of [commands, queueConnection, workerConnection]) c.disconnect()

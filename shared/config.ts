@@ -56,6 +56,8 @@ const envSchema = z.object({
   TA_ON_DEMAND_WAIT_MS: z.coerce.number().int().min(0).default(5_000),
   /** Delay after each 4-hour boundary before the scheduled recompute runs. */
   INDICATORS_SCHEDULE_DELAY_MS: z.coerce.number().int().min(0).default(60_000),
+  /** How often the stored candles take in the buckets ingestion marked changed (0: never in the background). */
+  CANDLE_REFRESH_MS: z.coerce.number().int().min(0).default(1_000),
   /** The API's in-memory token directory reloads every token this often, a backstop to the change events. */
   TOKEN_DIRECTORY_REFRESH_MS: z.coerce.number().int().min(100).default(5_000),
 }).refine((e) => e.HTTP_HEADERS_TIMEOUT_MS <= e.HTTP_REQUEST_TIMEOUT_MS, {
@@ -77,7 +79,7 @@ export interface Config {
   redis: { url: string; prefix: string; autostart: boolean; dataDir: string }
   sampleData: boolean
   ingest: { concurrency: number; flushRows: number; flushMs: number; maxAttempts: number; stalledMs: number }
-  indicators: { concurrency: number; onDemandWaitMs: number; scheduleDelayMs: number }
+  indicators: { concurrency: number; onDemandWaitMs: number; scheduleDelayMs: number; candleRefreshMs: number }
   tokenDirectory: { refreshMs: number }
   shutdownTimeoutMs: number
 }
@@ -134,6 +136,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       concurrency: e.INDICATORS_CONCURRENCY,
       onDemandWaitMs: e.TA_ON_DEMAND_WAIT_MS,
       scheduleDelayMs: e.INDICATORS_SCHEDULE_DELAY_MS,
+      candleRefreshMs: e.CANDLE_REFRESH_MS,
     },
     tokenDirectory: { refreshMs: e.TOKEN_DIRECTORY_REFRESH_MS },
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,

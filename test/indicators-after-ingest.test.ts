@@ -73,4 +73,39 @@ describe('npm start: a recompute of every token once data loaded at start is ing
       expect(ta?.token.symbol).toMatch(/^T\d$/)
     }
   })
+
+  it('a late record that changes a closed candle is in the served indicators within 5 s, with no manual step', async () => {
+    const last = lastClosedCandleStart(Date.now())
+    const token = addressOf(0x71)
+    const before = await readTechnicalAnalysis(redis, rt.config.redis.prefix, token)
+    expect(before?.candleTime).toBe(last)
+    const producer = new IngestProducer(rt.config)
+    let acknowledged: number
+    try {
+      const id = await producer.send('price', [{ contract_address: token, timestamp: last + CANDLE_MS - 1, price_usd: 123.25 }])
+      const connection = createRedis(rt.config.redis.url, 'bullmq')
+      const ingest = new Queue(QueueNames.ingest, { connection, prefix: rt.config.redis.prefix })
+      try {
+        for (;;) {
+          const state = await ingest.getJobState(id)
+          if (state === 'completed') break
+          expect(state).not.toBe('failed')
+          await new Promise((r) => setTimeout(r, 20))
+        }
+      } finally {
+        await ingest.close()
+        connection.disconnect()
+      }
+      acknowledged = Date.now()
+    } finally {
+      await producer.close()
+    }
+    let ta = await readTechnicalAnalysis(redis, rt.config.redis.prefix, token)
+    while (ta?.pivotPoints.dailyClose !== 123.25 && Date.now() - acknowledged < 5_000) {
+      await new Promise((r) => setTimeout(r, 50))
+      ta = await readTechnicalAnalysis(redis, rt.config.redis.prefix, token)
+    }
+    expect(ta?.pivotPoints.dailyClose).toBe(123.25)
+    expect(Date.now() - acknowledged).toBeLessThan(5_000)
+  })
 })
