@@ -13,7 +13,7 @@ import { swapsRouter } from './swaps-routes.js'
 import type { OnDemandComputation } from './technical-analysis-on-demand.js'
 import { technicalAnalysisRouter } from './technical-analysis-routes.js'
 import type { TokenDirectory } from './token-directory.js'
-import { TokensRepository } from './tokens-repository.js'
+import { TokenPresence } from './token-presence.js'
 import { tokensRouter } from './tokens-routes.js'
 
 export interface ApiDeps {
@@ -30,7 +30,7 @@ export interface ApiDeps {
 
 /** The read API: every endpoint of section 4, JSON errors everywhere else. */
 export function createApp(deps: ApiDeps): Express {
-  const tokens = new TokensRepository(deps.clickhouse, deps.tables)
+  const tokens = new TokenPresence(deps.clickhouse, deps.tables)
   const directory = deps.tokenDirectory
   const holdings = new HoldingsRepository(deps.clickhouse, deps.tables, directory)
   const hourCounts = new SwapHourCounts(deps.clickhouse, deps.tables, deps.redis, deps.redisPrefix)

@@ -7,12 +7,12 @@ import { sendPage } from './envelope.js'
 import { notFound } from './http-error.js'
 import { parsePage } from './pagination.js'
 import { parseTimeRange } from './time-range.js'
-import type { TokensRepository } from './tokens-repository.js'
+import type { TokenPresence } from './token-presence.js'
 
 export interface CandlesDeps {
   clickhouse: ClickHouseClient
   tables: Tables
-  tokens: TokensRepository
+  tokens: TokenPresence
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { ClickHouseClient } from '../shared/clickhouse.js'
 import type { SwapTransaction, TokenRef } from '../shared/domain.js'
 import { toDecimalAmount } from '../shared/amounts.js'
+import { queryRows } from '../shared/query-rows.js'
 import { MAX_TIMESTAMP_MS } from '../shared/records.js'
 import type { Tables } from '../shared/tables.js'
 import type { Page } from './pagination.js'
@@ -209,18 +210,12 @@ export class SwapsRepository {
 
   /** Rows of a subquery (of live keys: they are exact as they stand). */
   private async count(subquery: string, params: Params): Promise<number> {
-    const rs = await this.clickhouse.query({
-      query: `SELECT count() AS n FROM (${subquery})`,
-      query_params: params,
-      format: 'JSONEachRow',
-    })
-    const [row] = await rs.json<{ n: string | number }>()
+    const [row] = await queryRows<{ n: string | number }>(this.clickhouse, `SELECT count() AS n FROM (${subquery})`, params)
     return Number(row?.n ?? 0)
   }
 
-  private async rows(query: string, query_params: Params): Promise<SwapRow[]> {
-    const rs = await this.clickhouse.query({ query, query_params, format: 'JSONEachRow' })
-    return rs.json<SwapRow>()
+  private rows(query: string, params: Params): Promise<SwapRow[]> {
+    return queryRows<SwapRow>(this.clickhouse, query, params)
   }
 
   private toSwap(row: SwapRow): SwapTransaction {

@@ -7,13 +7,13 @@ import { HttpError, notFound } from './http-error.js'
 import { parseTechnicalAnalysisTarget } from './technical-analysis-params.js'
 import type { OnDemandComputation, OnDemandOutcome } from './technical-analysis-on-demand.js'
 import type { TokenDirectory } from './token-directory.js'
-import type { TokensRepository } from './tokens-repository.js'
+import type { TokenPresence } from './token-presence.js'
 
 export interface TechnicalAnalysisDeps {
   /** Token metadata and ids, in memory. */
   directory: TokenDirectory
   /** Only for a token with no cached result: whether anything at all is known of it. */
-  tokens: TokensRepository
+  tokens: TokenPresence
   redis: Redis
   redisPrefix: string
   onDemand: OnDemandComputation

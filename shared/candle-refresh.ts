@@ -1,5 +1,6 @@
 import { dateTime64Param as msParam, rawHourCandlesSql } from './candles.js'
 import type { ClickHouseClient } from './clickhouse.js'
+import { queryRows } from './query-rows.js'
 import { ALL_HOURS } from './schema/candles-schema.js'
 import type { Tables } from './tables.js'
 
@@ -137,7 +138,6 @@ async function recordMarksSeenUntil(clickhouse: ClickHouseClient, tables: Tables
   })
 }
 
-async function first<T>(clickhouse: ClickHouseClient, query: string, query_params: Record<string, unknown>): Promise<T | undefined> {
-  const rs = await clickhouse.query({ query, query_params, format: 'JSONEachRow' })
-  return (await rs.json<T>())[0]
+async function first<T>(clickhouse: ClickHouseClient, query: string, params: Record<string, unknown>): Promise<T | undefined> {
+  return (await queryRows<T>(clickhouse, query, params))[0]
 }

@@ -101,11 +101,11 @@ describe('npm start: a recompute of every token once data loaded at start is ing
       await producer.close()
     }
     let ta = await readTechnicalAnalysis(redis, rt.config.redis.prefix, token)
-    while (ta?.pivotPoints.dailyClose !== 123.25 && Date.now() - acknowledged < 5_000) {
+    while (ta?.pivotPoints?.dailyClose !== 123.25 && Date.now() - acknowledged < 5_000) {
       await new Promise((r) => setTimeout(r, 50))
       ta = await readTechnicalAnalysis(redis, rt.config.redis.prefix, token)
     }
-    expect(ta?.pivotPoints.dailyClose).toBe(123.25)
+    expect(ta?.pivotPoints?.dailyClose).toBe(123.25)
     expect(Date.now() - acknowledged).toBeLessThan(5_000)
   })
 })
