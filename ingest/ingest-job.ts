@@ -68,8 +68,11 @@ async function rowsFor(
       return objectRows(tables.prices, valid.map((r) => priceRow(r, now)), rejected)
     }
     case 'token': {
-      const { valid, rejected } = validateRecords('token', records)
-      const ids = await ctx.tokenIds.resolve(valid)
+      const validated = validateRecords('token', records)
+      // A token whose id another token holds is refused (dead-lettered) like an invalid one.
+      const { ids, refused } = await ctx.tokenIds.assign(validated.valid)
+      const valid = validated.valid.filter((r) => !refused.has(r))
+      const rejected = [...validated.rejected, ...[...refused].map(([record, reason]) => ({ record, reason }))]
       return {
         ...objectRows(tables.tokens, valid.map((r) => tokenRow(r, ids.get(r.contract_address)!, now)), rejected),
         tokenAddresses: valid.map((r) => r.contract_address),

@@ -3,7 +3,6 @@ import { deriveTokenId } from '../shared/ids.js'
 import { redisKey, type Redis } from '../shared/redis.js'
 import type { TokenRecord } from '../shared/records.js'
 import type { Tables } from '../shared/tables.js'
-import { refuseValid } from './validate-records.js'
 
 /** How long a claimed id is remembered in Redis: far longer than any flush takes. */
 const CLAIM_TTL_SECONDS = 7 * 24 * 3600
@@ -65,16 +64,6 @@ export class TokenIdRegistry {
     private readonly redis: Redis,
     private readonly prefix: string,
   ) {}
-
-  /**
-   * The ids for a job's valid token records (from validateRecords); records refused for
-   * their id are moved from `records` to the rejected records validated with them.
-   */
-  async resolve(records: TokenRecord[]): Promise<Map<string, string>> {
-    const { ids, refused } = await this.assign(records)
-    refuseValid(records, refused)
-    return ids
-  }
 
   async assign(records: readonly TokenRecord[]): Promise<IdAssignment> {
     const addresses = [...new Set(records.map((r) => r.contract_address))]
