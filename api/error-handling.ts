@@ -41,7 +41,7 @@ export function errorResponder(logger: Logger): ErrorRequestHandler {
   return (err: unknown, req, res, _next) => {
     let status: number
     let message: string
-    if (!(err instanceof HttpError && err.status < 500) && isRedisConnectionError(err)) {
+    if (!(err instanceof HttpError) && isRedisConnectionError(err)) {
       status = 503
       message = SERVICE_UNAVAILABLE_MESSAGE
       logger.debug('request failed: redis unavailable', { method: req.method, path: req.path, err })

@@ -7,6 +7,7 @@ import { HttpError, notFound } from './http-error.js'
 import { parseTechnicalAnalysisTarget } from './technical-analysis-params.js'
 import type { OnDemandComputation, OnDemandOutcome } from './technical-analysis-on-demand.js'
 import type { TokenDirectory } from './token-directory.js'
+import { isRedisConnectionError } from './redis-connection-errors.js'
 import type { TokenPresence } from './token-presence.js'
 
 export interface TechnicalAnalysisDeps {
@@ -20,6 +21,7 @@ export interface TechnicalAnalysisDeps {
 }
 
 export const FETCH_ERROR_PREFIX = 'Error fetching technical analysis data: '
+const SERVICE_UNAVAILABLE = 'service unavailable'
 
 /** Section 2.6: the cached result without the engine's bookkeeping (candleTime, candleCount). */
 function toResponseResult(cached: TechnicalAnalysis, token: Token | null) {
@@ -83,7 +85,9 @@ export function technicalAnalysisRouter(deps: TechnicalAnalysisDeps): Router {
       })
     } catch (err) {
       if (err instanceof HttpError) throw err
-      const details = err instanceof Error ? err.message : String(err)
+      // Section 7 fixes this route's error as a 500 with this prefix; a Redis outage is
+      // named as such, never with the client library's wording.
+      const details = isRedisConnectionError(err) ? SERVICE_UNAVAILABLE : err instanceof Error ? err.message : String(err)
       throw new HttpError(500, `${FETCH_ERROR_PREFIX}${details}`)
     }
   })

@@ -147,9 +147,9 @@ describe('GET /tokens', () => {
       }
     })
 
-    it('another method on a known path: 404 JSON', async () => {
+    it('another method on a known path: 405 JSON with Allow', async () => {
       const { status, body } = await getJson(`${api.baseUrl}/tokens`, { method: 'POST' })
-      expect(status).toBe(404)
+      expect(status).toBe(405)
       expect(body.status).toBe('error')
     })
 
