@@ -15,6 +15,7 @@ export function swapsRouter(swaps: SwapsRepository, directory: TokenDirectory): 
   router.get('/swap-transactions', async (req, res) => {
     const range = parseTimeRange(req)
     const page = parsePage(req)
+    await directory.fresh() // token changes announced before this request are in its rows
     const filter: SwapFilter = { ...range }
     const wallet = singleQueryValue(req, 'address')
     if (wallet !== undefined) filter.walletAddress = parseAddress(wallet, 'address')
@@ -33,6 +34,7 @@ export function swapsRouter(swaps: SwapsRepository, directory: TokenDirectory): 
 
   router.get('/swap-transactions/:hash', async (req, res) => {
     const hash = parseTxHash(req.params.hash, 'hash')
+    await directory.fresh()
     const swap = await swaps.findByHash(hash)
     if (swap === null) throw notFound(`No swap transaction with hash ${hash}`)
     sendResult(res, swap)

@@ -13,6 +13,8 @@ import { Worker as Thread } from 'node:worker_threads'
 import { Queue } from 'bullmq'
 import { loadConfig } from '../shared/config.js'
 import { openRuntime } from '../shared/bootstrap.js'
+import { migrate } from '../shared/migrate.js'
+import { tablesFor } from '../shared/tables.js'
 import { QueueNames } from '../shared/queues.js'
 import { createRedis, deleteKeysWithPrefix } from '../shared/redis.js'
 import { swapRecord } from '../shared/records.js'
@@ -96,8 +98,17 @@ try {
   const jsonRate = await directInsert('swaps_direct_json', (table, from, to) =>
     clickhouse.insert({ table, values: rows.slice(from, to), format: 'JSONEachRow' }),
   )
-  console.log(`direct insert: ${Math.round(compactRate).toLocaleString('en')} rows/s as JSONCompactEachRow, ${Math.round(jsonRate).toLocaleString('en')} as JSONEachRow (batches of ${directBatch.toLocaleString('en')})`)
-  console.log(`ratio end-to-end / direct: ${(endToEnd / compactRate).toFixed(2)} (against JSONEachRow: ${(endToEnd / jsonRate).toFixed(2)})`)
+  // 3. The same rows through the swaps entry table of a second, empty store: the views that
+  // keep the access paths (by time, hash, wallet, token) and the candle marks included.
+  const viewsTables = tablesFor(`${tables.database}_views`)
+  await migrate(clickhouse, viewsTables)
+  const viewsRate = await timedInsert(viewsTables.swapsIncoming, viewsTables.swaps, (table, from, to) =>
+    clickhouse.insert({ table, columns: compact.columns, values: compact.values.slice(from, to), format: 'JSONCompactEachRow' }),
+  )
+  await clickhouse.command({ query: `DROP DATABASE IF EXISTS ${viewsTables.database}` })
+  console.log(`direct insert into a bare table: ${Math.round(compactRate).toLocaleString('en')} rows/s as JSONCompactEachRow, ${Math.round(jsonRate).toLocaleString('en')} as JSONEachRow (batches of ${directBatch.toLocaleString('en')})`)
+  console.log(`direct insert through the swaps entry table and its views: ${Math.round(viewsRate).toLocaleString('en')} rows/s (JSONCompactEachRow)`)
+  console.log(`ratio end-to-end / direct: ${(endToEnd / viewsRate).toFixed(2)} against the entry table with its views, ${(endToEnd / compactRate).toFixed(2)} against a bare table`)
 } finally {
   await deleteKeysWithPrefix(redis, config.redis.prefix)
   redis.disconnect()
@@ -105,15 +116,24 @@ try {
   rmSync(dataDir, { recursive: true, force: true })
 }
 
-/** Rows/s of inserting every row in batches through `insert`, until a read sees them all. */
+/** Rows/s of inserting every row in batches through `insert` into a bare table shaped like the swaps. */
 async function directInsert(name: string, insert: (table: string, from: number, to: number) => Promise<unknown>): Promise<number> {
   const table = `${tables.database}.${name}`
   await clickhouse.command({ query: `CREATE TABLE ${table} AS ${tables.swaps}` })
+  return timedInsert(table, table, insert)
+}
+
+/** Rows/s of inserting every row in batches into `table`, until a read of `readBack` sees them all. */
+async function timedInsert(
+  table: string,
+  readBack: string,
+  insert: (table: string, from: number, to: number) => Promise<unknown>,
+): Promise<number> {
   const started = performance.now()
   for (let i = 0; i < total; i += directBatch) await insert(table, i, i + directBatch)
-  const visible = await countFinal(table)
+  const visible = await countFinal(readBack)
   const ms = performance.now() - started
-  if (visible !== total) throw new Error(`expected ${total} rows in ${name}, a read sees ${visible}`)
+  if (visible !== total) throw new Error(`expected ${total} rows in ${readBack}, a read sees ${visible}`)
   return total / (ms / 1000)
 }
 
