@@ -52,7 +52,7 @@ export async function startApiServer(runtime: Runtime, port: number, host?: stri
     redis.disconnect()
     throw err
   })
-  const onDemand = new QueueOnDemandComputation(config.redis, config.indicators.onDemandWaitMs, logger)
+  const onDemand = new QueueOnDemandComputation(config.redis, config.indicators.onDemandWaitMs, logger, config.indicators.negativeCacheMs)
   const app = createApp({
     clickhouse: runtime.clickhouse,
     tables: runtime.tables,

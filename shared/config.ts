@@ -54,6 +54,8 @@ const envSchema = z.object({
   INDICATORS_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
   /** How long GET /technical-analysis waits for an on-demand computation. */
   TA_ON_DEMAND_WAIT_MS: z.coerce.number().int().min(0).default(5_000),
+  /** How long the API remembers that a token's on-demand computation found no candles (0: never). */
+  TA_NEGATIVE_CACHE_MS: z.coerce.number().int().min(0).default(30_000),
   /** Delay after each 4-hour boundary before the scheduled recompute runs. */
   INDICATORS_SCHEDULE_DELAY_MS: z.coerce.number().int().min(0).default(60_000),
   /** How often the stored candles take in the buckets ingestion marked changed (0: never in the background). */
@@ -79,7 +81,13 @@ export interface Config {
   redis: { url: string; prefix: string; autostart: boolean; dataDir: string }
   sampleData: boolean
   ingest: { concurrency: number; flushRows: number; flushMs: number; maxAttempts: number; stalledMs: number }
-  indicators: { concurrency: number; onDemandWaitMs: number; scheduleDelayMs: number; candleRefreshMs: number }
+  indicators: {
+    concurrency: number
+    onDemandWaitMs: number
+    negativeCacheMs: number
+    scheduleDelayMs: number
+    candleRefreshMs: number
+  }
   tokenDirectory: { refreshMs: number }
   shutdownTimeoutMs: number
 }
@@ -135,6 +143,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     indicators: {
       concurrency: e.INDICATORS_CONCURRENCY,
       onDemandWaitMs: e.TA_ON_DEMAND_WAIT_MS,
+      negativeCacheMs: e.TA_NEGATIVE_CACHE_MS,
       scheduleDelayMs: e.INDICATORS_SCHEDULE_DELAY_MS,
       candleRefreshMs: e.CANDLE_REFRESH_MS,
     },
