@@ -3,7 +3,7 @@ import { CANDLE_MS, CANDLES_PER_DAY, candlesSql, dateTime64Param } from '../shar
 import { refreshCandles } from '../shared/candle-refresh.js'
 import type { Tables } from '../shared/tables.js'
 import type { IndicatorSeries } from './compute-indicators.js'
-import type { PivotInput } from './pivots.js'
+import type { PivotInput } from '../shared/indicator-math/pivots.js'
 
 /** The last six candles of a token, newest first: [-bucket, close, high, low, volume]. */
 type Tail = Array<[number | string, number, number, number, number]>

@@ -1,8 +1,8 @@
+import { computeIndicatorValues } from '../shared/indicator-math/indicator-values.js'
+import type { PivotInput } from '../shared/indicator-math/pivots.js'
 import type { TechnicalAnalysis } from '../shared/technical-analysis.js'
-import { latestMacd } from './macd.js'
-import { latestPivots, type PivotInput } from './pivots.js'
-import { latestRsi } from './rsi.js'
-import { latestSma } from './sma.js'
+
+export { computeIndicatorValues, type IndicatorValues } from '../shared/indicator-math/indicator-values.js'
 
 /** A token's closed 4-hour series on a regular grid, as the engine hands it over. */
 export interface IndicatorSeries {
@@ -15,20 +15,6 @@ export interface IndicatorSeries {
 }
 
 export type TokenMeta = TechnicalAnalysis['token']
-
-export type IndicatorValues = Pick<TechnicalAnalysis, 'pivotPoints' | 'ma50' | 'ma100' | 'ma200' | 'rsi' | 'macd'>
-
-/** The indicators of section 2.6; each one null when the series is too short for it. */
-export function computeIndicatorValues(closes: readonly number[], lastCandles: readonly PivotInput[]): IndicatorValues {
-  return {
-    pivotPoints: latestPivots(lastCandles),
-    ma50: latestSma(closes, 50),
-    ma100: latestSma(closes, 100),
-    ma200: latestSma(closes, 200),
-    rsi: latestRsi(closes),
-    macd: latestMacd(closes),
-  }
-}
 
 /** The cached result of one token (the JSON of shared/technical-analysis.ts). */
 export function computeTechnicalAnalysis(series: IndicatorSeries, token: TokenMeta, computedAt: Date): TechnicalAnalysis {
