@@ -3,10 +3,12 @@ import { closedCandles } from '../shared/candles.js'
 import type { ClickHouseClient } from '../shared/clickhouse.js'
 import type { Tables } from '../shared/tables.js'
 import { parseAddress } from './address-params.js'
+import { parseCandleInterval, parseOptionalTimeRange } from './candle-params.js'
+import { roundCandle } from './candle-rounding.js'
 import { sendPage } from './envelope.js'
 import { notFound } from './http-error.js'
-import { parsePage } from './pagination.js'
-import { parseTimeRange } from './time-range.js'
+import { parseSeriesPage } from './series-page.js'
+import { seriesWindow } from './series-window.js'
 import type { TokenPresence } from './token-presence.js'
 
 export interface CandlesDeps {
@@ -16,21 +18,23 @@ export interface CandlesDeps {
 }
 
 /**
- * GET /tokens/:contract_address/candles: the token's closed 4-hour candles whose start
- * `time` (ms, UTC-aligned) lies in [start_time, end_time], oldest first, gaps filled:
- * the series the indicators are computed from.
+ * GET /tokens/:contract_address/candles: the token's closed candles of `interval` (1h,
+ * 4h by default, 1d), aggregated in ClickHouse from the stored one-hour candles, gaps
+ * filled, oldest first, prices and volume to 12 significant digits: those starting in
+ * [start_time, end_time], or the latest ones (see seriesWindow).
  */
 export function candlesRouter(deps: CandlesDeps): Router {
   const router = Router()
 
   router.get('/tokens/:contract_address/candles', async (req, res) => {
     const address = parseAddress(req.params.contract_address, 'contract_address')
-    const range = parseTimeRange(req)
-    const page = parsePage(req)
+    const interval = parseCandleInterval(req)
+    const range = parseOptionalTimeRange(req)
+    const page = parseSeriesPage(req)
     if (!(await deps.tokens.isKnownAddress(address))) throw notFound(`No token with contract address ${address}`)
-    const candles = await closedCandles(deps.clickhouse, deps.tables, address, Date.now())
-    const inRange = candles.filter((c) => c.time >= range.startMs && c.time <= range.endMs)
-    sendPage(res, inRange.slice(page.offset, page.offset + page.limit), { ...page, total: inRange.length })
+    const candles = await closedCandles(deps.clickhouse, deps.tables, address, Date.now(), interval.ms)
+    const { from, to, total } = seriesWindow(candles, range, page)
+    sendPage(res, candles.slice(from, to).map(roundCandle), { ...page, total })
   })
 
   return router

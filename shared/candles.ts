@@ -20,35 +20,41 @@ export const CANDLE_MS = 4 * 60 * 60 * 1000
 /** How many candles make the trailing 24 hours of the pivot points. */
 export const CANDLES_PER_DAY = 6
 
-export function candleStart(ms: number): number {
-  return Math.floor(ms / CANDLE_MS) * CANDLE_MS
+const HOUR_MS = 3_600_000
+
+/** Start (ms) of the candle holding `ms`; `intervalMs` a whole number of hours (4 by default). */
+export function candleStart(ms: number, intervalMs = CANDLE_MS): number {
+  return Math.floor(ms / intervalMs) * intervalMs
 }
 
 /** Start (ms) of the last closed candle at `now`: the one before the interval in progress. */
-export function lastClosedCandleStart(now: number): number {
-  return candleStart(now) - CANDLE_MS
+export function lastClosedCandleStart(now: number, intervalMs = CANDLE_MS): number {
+  return candleStart(now, intervalMs) - intervalMs
 }
 
 /**
- * SQL (a subquery) of the 4-hour candles, one row per token and interval that has at
- * least one observation before `{before:DateTime64(3)}`: token, bucket (UInt32: start
- * ms / CANDLE_MS), open, high, low, close, volume. Read from the stored one-hour candles
- * (schema/candles-schema.ts; call refreshCandles first to include what was just stored).
- * `token`: only `{token:String}`; `range`: only tokens in [`{lo:String}`, `{hi:String}`)
- * (a slice of the address space, read by the primary key).
+ * SQL (a subquery) of the 4-hour candles (or of `intervalMs`, a whole number of hours:
+ * 1 hour, 1 day), one row per token and interval that has at least one observation
+ * before `{before:DateTime64(3)}`: token, bucket (UInt32: start ms / intervalMs), open,
+ * high, low, close, volume, aggregated exactly from the stored one-hour candles
+ * (schema/candles-schema.ts; call refreshCandles first to include what was just stored):
+ * open = first hour's open, close = last hour's close, high = max, low = min, volume =
+ * sum. `token`: only `{token:String}`; `range`: only tokens in [`{lo:String}`,
+ * `{hi:String}`) (a slice of the address space, read by the primary key).
  */
-export function candlesSql(tables: Tables, filter: 'all' | 'token' | 'range' = 'all'): string {
+export function candlesSql(tables: Tables, filter: 'all' | 'token' | 'range' = 'all', intervalMs = CANDLE_MS): string {
+  if (!(intervalMs > 0 && Number.isInteger(intervalMs / HOUR_MS))) {
+    throw new Error(`candle interval ${intervalMs} ms is not a whole number of hours`)
+  }
   const on =
     filter === 'token' ? 'token = {token:String}' : filter === 'range' ? 'token >= {lo:String} AND token < {hi:String}' : '1'
   return `
-    SELECT token, toUInt32(intDiv(hour, ${CANDLE_MS / HOUR_MS})) AS bucket,
+    SELECT token, toUInt32(intDiv(hour, ${intervalMs / HOUR_MS})) AS bucket,
       argMin(open, hour) AS open, max(high) AS high, min(low) AS low, argMax(close, hour) AS close, sum(volume) AS volume
     FROM ${tables.candles1h} FINAL
     WHERE hour < intDiv(toUnixTimestamp64Milli({before:DateTime64(3)}), ${HOUR_MS}) AND ${on}
     GROUP BY token, bucket`
 }
-
-const HOUR_MS = 3_600_000
 
 /**
  * SQL (a subquery) of one-hour candles aggregated from the raw rows of the tokens in
@@ -124,24 +130,26 @@ interface CandleRow {
 }
 
 /**
- * One token's candles with an observation, strictly before `before` (ms), oldest first.
- * Its marked buckets are re-aggregated first, so what was stored a moment ago is in them.
+ * One token's candles (4-hour, or `intervalMs`) with an observation, strictly before
+ * `before` (ms), oldest first. Its marked buckets are re-aggregated first, so what was
+ * stored a moment ago is in them.
  */
 export async function queryTokenCandles(
   clickhouse: ClickHouseClient,
   tables: Tables,
   contractAddress: string,
   before: number,
+  intervalMs = CANDLE_MS,
 ): Promise<Candle[]> {
   await refreshCandles(clickhouse, tables, { token: contractAddress.toLowerCase() })
   const rs = await clickhouse.query({
-    query: `SELECT bucket, open, high, low, close, volume FROM (${candlesSql(tables, 'token')}) ORDER BY bucket`,
+    query: `SELECT bucket, open, high, low, close, volume FROM (${candlesSql(tables, 'token', intervalMs)}) ORDER BY bucket`,
     query_params: { token: contractAddress.toLowerCase(), before: dateTime64Param(before) },
     format: 'JSONEachRow',
   })
   const rows = await rs.json<CandleRow>()
   return rows.map((r) => ({
-    time: Number(r.bucket) * CANDLE_MS,
+    time: Number(r.bucket) * intervalMs,
     open: r.open,
     high: r.high,
     low: r.low,
@@ -151,23 +159,23 @@ export async function queryTokenCandles(
 }
 
 /**
- * The regular 4-hour grid from the first candle to `lastTime` (inclusive): an interval
- * without observations gets the previous close as open, high, low and close, and zero
- * volume. Candles after `lastTime` are dropped.
+ * The regular grid of `intervalMs` (4 hours by default) from the first candle to
+ * `lastTime` (inclusive): an interval without observations gets the previous close as
+ * open, high, low and close, and zero volume. Candles after `lastTime` are dropped.
  */
-export function fillCandleGaps(candles: readonly Candle[], lastTime: number): Candle[] {
+export function fillCandleGaps(candles: readonly Candle[], lastTime: number, intervalMs = CANDLE_MS): Candle[] {
   const filled: Candle[] = []
   let previous: Candle | undefined
   for (const candle of candles) {
     if (candle.time > lastTime) break
     if (previous) {
-      for (let t = previous.time + CANDLE_MS; t < candle.time; t += CANDLE_MS) filled.push(flatCandle(t, previous.close))
+      for (let t = previous.time + intervalMs; t < candle.time; t += intervalMs) filled.push(flatCandle(t, previous.close))
     }
     filled.push(candle)
     previous = candle
   }
   if (previous) {
-    for (let t = previous.time + CANDLE_MS; t <= lastTime; t += CANDLE_MS) filled.push(flatCandle(t, previous.close))
+    for (let t = previous.time + intervalMs; t <= lastTime; t += intervalMs) filled.push(flatCandle(t, previous.close))
   }
   return filled
 }
@@ -177,16 +185,17 @@ function flatCandle(time: number, close: number): Candle {
 }
 
 /**
- * A token's closed candles, gaps filled, up to the last closed interval at `now`:
- * the series behind its indicators and the candles endpoint.
+ * A token's closed candles (4-hour, or `intervalMs`), gaps filled, up to the last closed
+ * interval at `now`: the series behind its indicators and the candles endpoint.
  */
 export async function closedCandles(
   clickhouse: ClickHouseClient,
   tables: Tables,
   contractAddress: string,
   now: number,
+  intervalMs = CANDLE_MS,
 ): Promise<Candle[]> {
-  const lastClosed = lastClosedCandleStart(now)
-  const candles = await queryTokenCandles(clickhouse, tables, contractAddress, lastClosed + CANDLE_MS)
-  return fillCandleGaps(candles, lastClosed)
+  const lastClosed = lastClosedCandleStart(now, intervalMs)
+  const candles = await queryTokenCandles(clickhouse, tables, contractAddress, lastClosed + intervalMs, intervalMs)
+  return fillCandleGaps(candles, lastClosed, intervalMs)
 }

@@ -70,7 +70,7 @@ describe('GET /tokens/:contract_address/candles', () => {
       [`start_time=1`, undefined, /end_time is required/],
       [`start_time=abc&end_time=1`, undefined, /start_time/],
       [`start_time=5&end_time=1`, undefined, /start_time .* must not be after end_time/],
-      [`start_time=0&end_time=1&limit=501`, undefined, /limit/],
+      [`start_time=0&end_time=1&limit=1001`, undefined, /limit/], // at most 1,000 here (was 500)
       [`start_time=0&end_time=1&offset=-1`, undefined, /offset/],
       [`start_time=0&end_time=1`, '0x1234', /contract_address/],
     ]
