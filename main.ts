@@ -25,6 +25,12 @@ if (config.clickhouse.mode === 'embedded') {
 }
 // Stopped in reverse: the API stops taking requests first, then the engine, then ingest drains.
 const runtime = await runRoles(config, 'all', [startIngestRole, startIndicatorsRole, startApiRole])
-// After the roles are up; embedded mode only, and only into an empty store.
-const sample = await loadSampleDataOnFirstStart(runtime)
-if (sample) void recomputeAllAfterIngestJobs(runtime, sample.jobIds)
+// After the roles are up; embedded mode only, and only into an empty store. A failure here
+// stops the roles as a crash does (drained in order, exit 1), as does any later unhandled
+// rejection (runRoles installs the handlers).
+try {
+  const sample = await loadSampleDataOnFirstStart(runtime)
+  if (sample) void recomputeAllAfterIngestJobs(runtime, sample.jobIds)
+} catch (err) {
+  await runtime.crash(err)
+}

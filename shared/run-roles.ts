@@ -1,26 +1,76 @@
 import type { Config } from './config.js'
 import { openRuntime } from './bootstrap.js'
+import type { Logger } from './logger.js'
 import type { RunningRole, Runtime } from './runtime.js'
-import { onShutdownSignal } from './shutdown.js'
+import { installShutdownHandlers, Shutdown, type ProcessEvents } from './shutdown.js'
 
-export type RoleStarter = (runtime: Runtime) => Promise<RunningRole>
+export type RoleStarter<C = Runtime> = (context: C) => Promise<RunningRole>
+
+export interface RoleSupervisorOptions {
+  /** `process` in production: its signals and crashes stop the roles. */
+  events: ProcessEvents
+  /** `process.exit` in production. */
+  exit: (code: number) => void
+  logger: Logger
+  /** SHUTDOWN_TIMEOUT_MS: a stop that takes longer is cut short (exit 1). */
+  timeoutMs: number
+  /** Released once every role has stopped (ClickHouse). */
+  close: () => Promise<void>
+}
+
+export interface RunningRoles {
+  /** Stops the roles as a crash does (logged, drained in order, exit 1), e.g. for a failure in the entry point. */
+  crash(err: unknown): Promise<void>
+}
 
 /**
- * Starts roles in the given order in this process, and on a signal stops them in
- * reverse order (the API stops taking requests before the workers drain), then
- * closes ClickHouse.
+ * Starts roles in the given order and, on a signal, an unhandled rejection or an uncaught
+ * exception, stops those started in reverse order (the API stops taking requests before
+ * the workers drain), releases what they share, and exits (non-zero after a crash). A role
+ * that fails to start stops those already started the same way, then the process exits 1
+ * (and the promise rejects with the role's error). A role whose stop fails is logged and
+ * the others are still stopped.
  */
-export async function runRoles(config: Config, name: string, starters: RoleStarter[]): Promise<Runtime> {
-  const runtime = await openRuntime(config, name)
+export async function startRoles<C>(context: C, starters: Array<RoleStarter<C>>, options: RoleSupervisorOptions): Promise<RunningRoles> {
+  const { logger } = options
   const running: RunningRole[] = []
   const stopAll = async () => {
+    const failures: unknown[] = []
     for (const role of [...running].reverse()) {
-      await role.stop()
-      runtime.logger.info('stopped', { role: role.name })
+      try {
+        await role.stop()
+        logger.info('stopped', { role: role.name })
+      } catch (err) {
+        logger.error('role failed to stop', { role: role.name, err })
+        failures.push(err)
+      }
     }
-    await runtime.clickhouse.close()
+    await options.close()
+    if (failures.length > 0) throw new AggregateError(failures, `${failures.length} role(s) failed to stop`)
   }
-  onShutdownSignal(stopAll, runtime.logger, config.shutdownTimeoutMs)
-  for (const start of starters) running.push(await start(runtime))
-  return runtime
+  const shutdown = new Shutdown({ stop: stopAll, logger, timeoutMs: options.timeoutMs, exit: options.exit })
+  installShutdownHandlers(shutdown, options.events)
+  for (const start of starters) {
+    try {
+      running.push(await start(context))
+    } catch (err) {
+      logger.error('a role failed to start: stopping those already started', { err, started: running.map((r) => r.name) })
+      await shutdown.begin({ kind: 'crash', origin: 'start-up', err })
+      throw err
+    }
+  }
+  return { crash: (err) => shutdown.begin({ kind: 'crash', origin: 'start-up', err }) }
+}
+
+/** Opens the store (migrations applied), then starts and supervises the roles in this process. */
+export async function runRoles(config: Config, name: string, starters: RoleStarter[]): Promise<Runtime & RunningRoles> {
+  const runtime = await openRuntime(config, name)
+  const roles = await startRoles(runtime, starters, {
+    events: process,
+    exit: (code) => process.exit(code),
+    logger: runtime.logger,
+    timeoutMs: config.shutdownTimeoutMs,
+    close: () => runtime.clickhouse.close(),
+  })
+  return { ...runtime, ...roles }
 }
