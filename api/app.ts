@@ -11,6 +11,7 @@ import { SwapHourCounts } from './swap-hour-counts.js'
 import { SwapsRepository } from './swaps-repository.js'
 import { swapsRouter } from './swaps-routes.js'
 import type { OnDemandComputation } from './technical-analysis-on-demand.js'
+import { technicalAnalysisHistoryRouter } from './technical-analysis-history-route.js'
 import { technicalAnalysisRouter } from './technical-analysis-routes.js'
 import type { TokenDirectory } from './token-directory.js'
 import { TokenPresence } from './token-presence.js'
@@ -45,6 +46,7 @@ export function createApp(deps: ApiDeps): Express {
   app.use(candlesRouter({ clickhouse: deps.clickhouse, tables: deps.tables, tokens }))
   app.use(holdingsRouter(holdings, directory))
   app.use(swapsRouter(swaps, directory))
+  app.use(technicalAnalysisHistoryRouter({ clickhouse: deps.clickhouse, tables: deps.tables, directory, tokens }))
   app.use(technicalAnalysisRouter({ directory, tokens, redis: deps.redis, redisPrefix: deps.redisPrefix, onDemand: deps.onDemand }))
   app.use(unknownRoute)
   app.use(errorResponder(deps.logger))

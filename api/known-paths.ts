@@ -16,6 +16,7 @@ export const KNOWN_PATHS: readonly string[] = [
   '/swap-transactions',
   '/swap-transactions/:hash',
   '/technical-analysis',
+  '/technical-analysis/history',
 ]
 
 function escapeRegExp(text: string): string {

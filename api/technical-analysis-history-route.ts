@@ -1,0 +1,68 @@
+import { Router } from 'express'
+import { closedCandles } from '../shared/candles.js'
+import type { ClickHouseClient } from '../shared/clickhouse.js'
+import { indicatorHistory, type IndicatorPoint } from '../shared/indicator-math/history.js'
+import type { Tables } from '../shared/tables.js'
+import { isAddress, parseAddress } from './address-params.js'
+import { parseOptionalTimeRange } from './candle-params.js'
+import { sendPage } from './envelope.js'
+import { notFound } from './http-error.js'
+import { parseSeriesPage } from './series-page.js'
+import { seriesWindow } from './series-window.js'
+import { parseTechnicalAnalysisTarget } from './technical-analysis-params.js'
+import type { TokenDirectory } from './token-directory.js'
+import type { TokenPresence } from './token-presence.js'
+
+export interface TechnicalAnalysisHistoryDeps {
+  clickhouse: ClickHouseClient
+  tables: Tables
+  directory: TokenDirectory
+  tokens: TokenPresence
+}
+
+/** One point of the history as served: the section 2.6 indicators at one candle. */
+function toResponsePoint(point: IndicatorPoint) {
+  return {
+    candleTime: new Date(point.time).toISOString(),
+    ma50: point.ma50,
+    ma100: point.ma100,
+    ma200: point.ma200,
+    rsi: point.rsi,
+    macd: point.macd,
+    pivotPoints: point.pivotPoints,
+  }
+}
+
+/**
+ * GET /technical-analysis/history: the indicators as they stood at each closed 4-hour
+ * candle (whose start lies in [start_time, end_time], or the latest ones), computed from
+ * the token's gap-filled closed candles with the engine's own math
+ * (shared/indicator-math) in one pass over the whole history: point i is what the
+ * engine caches when candle i is the last closed one.
+ */
+export function technicalAnalysisHistoryRouter(deps: TechnicalAnalysisHistoryDeps): Router {
+  const router = Router()
+
+  router.get('/technical-analysis/history', async (req, res) => {
+    const target = parseTechnicalAnalysisTarget(req)
+    const range = parseOptionalTimeRange(req)
+    const page = parseSeriesPage(req)
+    let address: string
+    if ('contractAddress' in target) {
+      address = parseAddress(target.contractAddress, 'contract_address')
+    } else {
+      await deps.directory.fresh()
+      const found = deps.directory.addressesForTokenId(target.tokenId, isAddress(target.tokenId))
+      if (found.length === 0) throw notFound(`No token with id "${target.tokenId}"`)
+      address = found[0]!
+    }
+    if (deps.directory.get(address) === undefined && !(await deps.tokens.isKnownAddress(address))) {
+      throw notFound(`No token with contract address ${address}`)
+    }
+    const candles = await closedCandles(deps.clickhouse, deps.tables, address, Date.now())
+    const { from, to, total } = seriesWindow(candles, range, page)
+    sendPage(res, indicatorHistory(candles, from, to).map(toResponsePoint), { ...page, total })
+  })
+
+  return router
+}
