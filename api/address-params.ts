@@ -1,7 +1,5 @@
+import { ADDRESS_PATTERN as ADDRESS, TX_HASH_PATTERN as TX_HASH } from '../shared/hex-patterns.js'
 import { badRequest } from './http-error.js'
-
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/
-const TX_HASH = /^0x[0-9a-fA-F]{64}$/
 
 export function isAddress(value: string): boolean {
   return ADDRESS.test(value)

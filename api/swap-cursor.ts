@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import { LOWER_TX_HASH_PATTERN } from '../shared/hex-patterns.js'
 import { badRequest } from './http-error.js'
 
 /**
@@ -43,7 +44,7 @@ export function decodeSwapCursor(raw: string, fingerprint: string): SwapCursor {
     wire.v !== 1 ||
     !Number.isSafeInteger(wire.t) ||
     typeof wire.h !== 'string' ||
-    !/^0x[0-9a-f]{64}$/.test(wire.h) ||
+    !LOWER_TX_HASH_PATTERN.test(wire.h) ||
     !Number.isSafeInteger(wire.c) ||
     typeof wire.q !== 'string'
   ) {

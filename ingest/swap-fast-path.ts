@@ -1,4 +1,5 @@
 import { isWellFormedText, MAX_TIMESTAMP_MS, type SwapRecord } from '../shared/records.js'
+import { ADDRESS_PATTERN as ADDRESS, LOWER_ADDRESS_PATTERN as LOWER_ADDRESS, LOWER_TX_HASH_PATTERN as LOWER_HASH, TX_HASH_PATTERN as HASH } from '../shared/hex-patterns.js'
 
 /**
  * The hot path of swap validation. Parsing a swap with its zod schema costs several
@@ -10,11 +11,7 @@ import { isWellFormedText, MAX_TIMESTAMP_MS, type SwapRecord } from '../shared/r
  * agree on valid and mutated records.
  */
 
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/
-const HASH = /^0x[0-9a-fA-F]{64}$/
 // Producers mostly send lower case already: testing for it first spares a toLowerCase copy.
-const LOWER_ADDRESS = /^0x[0-9a-f]{40}$/
-const LOWER_HASH = /^0x[0-9a-f]{64}$/
 const CANONICAL_AMOUNT = /^(0|[1-9]\d{0,76})$/
 const MAX_CHAIN_ID = 2 ** 32 - 1
 

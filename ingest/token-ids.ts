@@ -3,11 +3,11 @@ import { deriveTokenId } from '../shared/ids.js'
 import { redisKey, type Redis } from '../shared/redis.js'
 import type { TokenRecord } from '../shared/records.js'
 import type { Tables } from '../shared/tables.js'
+import { ADDRESS_PATTERN as ADDRESS_SHAPED } from '../shared/hex-patterns.js'
 
 /** How long a claimed id is remembered in Redis: far longer than any flush takes. */
 const CLAIM_TTL_SECONDS = 7 * 24 * 3600
 
-const ADDRESS_SHAPED = /^0x[0-9a-fA-F]{40}$/
 
 /** What a job's token records get: the id to write per address, or the reason a record is refused. */
 export interface IdAssignment {

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { ADDRESS_PATTERN, TX_HASH_PATTERN } from './hex-patterns.js'
 
 /**
  * The producers' contract: one zod schema per record type, used by producers,
@@ -11,12 +12,12 @@ const MAX_UINT256 = (1n << 256n) - 1n
 
 export const address = z
   .string({ error: 'must be a string "0x" followed by 40 hexadecimal characters' })
-  .regex(/^0x[0-9a-fA-F]{40}$/, 'must be "0x" followed by 40 hexadecimal characters')
+  .regex(ADDRESS_PATTERN, 'must be "0x" followed by 40 hexadecimal characters')
   .transform((s) => s.toLowerCase())
 
 export const txHash = z
   .string({ error: 'must be a string "0x" followed by 64 hexadecimal characters' })
-  .regex(/^0x[0-9a-fA-F]{64}$/, 'must be "0x" followed by 64 hexadecimal characters')
+  .regex(TX_HASH_PATTERN, 'must be "0x" followed by 64 hexadecimal characters')
   .transform((s) => s.toLowerCase())
 
 // A lone UTF-16 surrogate (e.g. "\ud800" from a JSON escape) is not Unicode text: ClickHouse
@@ -77,7 +78,6 @@ const valueUsd = optional(finiteNumber('value_usd').pipe(z.number().min(0, 'valu
   (v) => v ?? null,
 )
 
-const ADDRESS_SHAPED = /^0x[0-9a-fA-F]{40}$/
 
 export const tokenRecord = z.object({
   contract_address: address,
@@ -90,7 +90,7 @@ export const tokenRecord = z.object({
   // An address-shaped token_id is looked up as that address (the id a token gets when its
   // producer gives none): as another token's id it would make that lookup find two tokens.
   const { id, contract_address } = ctx.value
-  if (id !== undefined && ADDRESS_SHAPED.test(id) && id.toLowerCase() !== contract_address) {
+  if (id !== undefined && ADDRESS_PATTERN.test(id) && id.toLowerCase() !== contract_address) {
     ctx.issues.push({
       code: 'custom',
       path: ['id'],
