@@ -53,13 +53,18 @@ export class SwapHourCounts {
     const firstFull = hourStart(startMs) === startMs ? startMs : hourStart(startMs) + HOUR_MS
     const lastFullEnd = hourStart(endMs + 1) // exclusive end of the last whole hour
     if (firstFull >= lastFullEnd) return [{ from: startMs, to: endMs, count: await this.countExact(startMs, endMs) }]
-    await this.fill(firstFull, lastFullEnd)
+    // The partial hours at the edges are counted while the whole hours are filled.
+    const [newest, oldest] = await Promise.all([
+      endMs >= lastFullEnd ? this.countExact(lastFullEnd, endMs) : undefined,
+      startMs < firstFull ? this.countExact(startMs, firstFull - 1) : undefined,
+      this.fill(firstFull, lastFullEnd),
+    ])
     const slices: CountedSlice[] = []
-    if (endMs >= lastFullEnd) slices.push({ from: lastFullEnd, to: endMs, count: await this.countExact(lastFullEnd, endMs) })
+    if (newest !== undefined) slices.push({ from: lastFullEnd, to: endMs, count: newest })
     for (let h = lastFullEnd - HOUR_MS; h >= firstFull; h -= HOUR_MS) {
       slices.push({ from: h, to: h + HOUR_MS - 1, count: this.hours.get(h)!.count })
     }
-    if (startMs < firstFull) slices.push({ from: startMs, to: firstFull - 1, count: await this.countExact(startMs, firstFull - 1) })
+    if (oldest !== undefined) slices.push({ from: startMs, to: firstFull - 1, count: oldest })
     return slices
   }
 

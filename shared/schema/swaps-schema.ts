@@ -85,7 +85,8 @@ export function swapsSchemaDdl(t: Tables): string[] {
       ${columnsDdl([...SWAP_COLUMNS, IS_DELETED])}
     ) ENGINE = ${REPLACING}
     PARTITION BY toYYYYMM(timestamp)
-    ORDER BY (${SWAP_KEY.join(', ')})`,
+    ORDER BY (${SWAP_KEY.join(', ')})
+    SETTINGS index_granularity = 1024`,
 
     `CREATE TABLE IF NOT EXISTS ${t.swapsIncoming} (
       ${columnsDdl(SWAP_COLUMNS)}
