@@ -5,6 +5,7 @@ import { holdingId } from '../shared/ids.js'
 import type { Tables } from '../shared/tables.js'
 import type { Page } from './pagination.js'
 import type { TokenDirectory } from './token-directory.js'
+import { queryRows } from '../shared/query-rows.js'
 
 interface HoldingRow {
   wallet_address: string
@@ -44,18 +45,20 @@ export class HoldingsRepository {
     const where = contractAddress === undefined ? '1' : 'contract_address = {address:String}'
     const params: Record<string, unknown> = contractAddress === undefined ? {} : { address: contractAddress }
     const [rows, totals] = await Promise.all([
-      this.rowsOf<HoldingRow>(
+      queryRows<HoldingRow>(
+        this.clickhouse,
         `SELECT ${COLUMNS} FROM ${this.tables.holdings} FINAL WHERE ${where}
          ORDER BY ${ORDER} LIMIT {limit:UInt32} OFFSET {offset:UInt64}`,
         { ...params, limit: page.limit, offset: page.offset },
       ),
-      this.rowsOf<{ total: string }>(`SELECT count() AS total FROM ${this.tables.holdings} FINAL WHERE ${where}`, params),
+      queryRows<{ total: string }>(this.clickhouse, `SELECT count() AS total FROM ${this.tables.holdings} FINAL WHERE ${where}`, params),
     ])
     return { holdings: rows.map((r) => this.toHolding(r)), total: Number(totals[0]?.total ?? 0) }
   }
 
   async find(walletAddress: string, contractAddress: string): Promise<Holding | null> {
-    const rows = await this.rowsOf<HoldingRow>(
+    const rows = await queryRows<HoldingRow>(
+      this.clickhouse,
       `SELECT ${COLUMNS} FROM ${this.tables.holdings} FINAL
        WHERE wallet_address = {wallet:String} AND contract_address = {address:String}`,
       { wallet: walletAddress, address: contractAddress },
@@ -74,10 +77,5 @@ export class HoldingsRepository {
       value_usd: row.value_usd === null ? null : Number(row.value_usd),
       updated_at: new Date(Number(row.as_of_ms)).toISOString(),
     }
-  }
-
-  private async rowsOf<T>(query: string, query_params: Record<string, unknown>): Promise<T[]> {
-    const rs = await this.clickhouse.query({ query, query_params, format: 'JSONEachRow' })
-    return rs.json<T>()
   }
 }

@@ -2,6 +2,7 @@ import type { ClickHouseClient } from '../shared/clickhouse.js'
 import type { SwapTransaction, TokenRef } from '../shared/domain.js'
 import { toDecimalAmount } from '../shared/amounts.js'
 import { queryRows } from '../shared/query-rows.js'
+import { SWAP_READ_LIST } from '../shared/schema/swaps-schema.js'
 import { MAX_TIMESTAMP_MS } from '../shared/records.js'
 import type { Tables } from '../shared/tables.js'
 import type { Page } from './pagination.js'
@@ -52,10 +53,7 @@ type Params = Record<string, unknown>
 const ORDER = 'timestamp DESC, hash, chain_id'
 const KEY = '(timestamp, hash, chain_id)'
 const KEY_COLUMNS = 'timestamp, hash, chain_id'
-const SELECT_ROW = `hash, chain_id, toString(block_number) AS block_number,
-  toString(toUnixTimestamp64Milli(timestamp)) AS timestamp_ms, wallet_address,
-  token_sold_address, toString(token_sold_amount) AS token_sold_amount,
-  token_bought_address, toString(token_bought_amount) AS token_bought_amount, value_usd, dex`
+const SELECT_ROW = SWAP_READ_LIST
 const IN_RANGE = `timestamp >= fromUnixTimestamp64Milli({start:Int64}, 'UTC')
   AND timestamp <= fromUnixTimestamp64Milli({end:Int64}, 'UTC')`
 /** Rows after the cursor in ORDER (newest first, then hash, then chain). */

@@ -47,6 +47,20 @@ export const SWAP_COLUMNS = [
 export type SwapColumn = (typeof SWAP_COLUMNS)[number]['name']
 export const SWAP_INSERT_COLUMNS: readonly SwapColumn[] = SWAP_COLUMNS.map((c) => c.name)
 
+/**
+ * How a stored swap is read back as JSON that loses nothing: 64-bit and wider integers
+ * as strings, times as integer milliseconds (`timestamp_ms`); `ingested_at` stays inside.
+ */
+export const SWAP_READ_LIST = SWAP_COLUMNS.filter((c) => c.name !== 'ingested_at')
+  .map((c) =>
+    c.type === DT
+      ? `toString(toUnixTimestamp64Milli(${c.name})) AS ${c.name}_ms`
+      : c.type === 'UInt64' || c.type === 'UInt256'
+        ? `toString(${c.name}) AS ${c.name}`
+        : c.name,
+  )
+  .join(', ')
+
 const IS_DELETED: Column = { name: 'is_deleted', type: 'UInt8 DEFAULT 0' }
 /** The identity of a stored swap version: its time, then its transaction. */
 export const SWAP_KEY = ['timestamp', 'hash', 'chain_id'] as const
