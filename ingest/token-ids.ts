@@ -1,6 +1,6 @@
 import type { ClickHouseClient } from '../shared/clickhouse.js'
 import { deriveTokenId } from '../shared/ids.js'
-import { redisKey, type Redis } from '../shared/redis.js'
+import { redisKey, StoreScopedKeySpaces, type Redis } from '../shared/redis.js'
 import type { TokenRecord } from '../shared/records.js'
 import type { Tables } from '../shared/tables.js'
 import { ADDRESS_PATTERN as ADDRESS_SHAPED } from '../shared/hex-patterns.js'
@@ -83,8 +83,8 @@ export class TokenIdRegistry {
     for (const record of claims) {
       const owned = ownedId(record)
       args.push(
-        redisKey(this.prefix, 'token-id', record.contract_address),
-        owned === undefined ? '' : redisKey(this.prefix, 'token-id-owner', owned),
+        redisKey(this.prefix, StoreScopedKeySpaces.tokenIdClaim, record.contract_address),
+        owned === undefined ? '' : redisKey(this.prefix, StoreScopedKeySpaces.tokenIdOwner, owned),
         wantedId(record),
         record.contract_address,
         owned === undefined ? '' : (stored.ownerOf.get(owned) ?? ''),

@@ -19,6 +19,22 @@ export function redisKey(prefix: string, ...parts: string[]): string {
   return [prefix, ...parts].join(':')
 }
 
+/**
+ * Key spaces (`<prefix>:<space>:…`) holding state derived from one ClickHouse store: the
+ * cached technical-analysis results and the token-id claims. They are cleared when Redis
+ * meets another store under the same prefix (shared/redis-store-binding.ts).
+ */
+export const StoreScopedKeySpaces = {
+  technicalAnalysis: 'ta',
+  tokenIdClaim: 'token-id',
+  tokenIdOwner: 'token-id-owner',
+} as const
+
+/** A SCAN MATCH pattern for every key under `prefix:space:` (glob characters of the prefix escaped). */
+export function keySpacePattern(prefix: string, space: string): string {
+  return `${redisKey(prefix, space).replace(/[*?[\]\\]/g, '\\$&')}:*`
+}
+
 /** Deletes every key under a prefix (used by tests and operators to clean up). */
 export async function deleteKeysWithPrefix(redis: Redis, prefix: string): Promise<number> {
   let cursor = '0'

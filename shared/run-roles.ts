@@ -1,6 +1,7 @@
 import type { Config } from './config.js'
 import { openRuntime } from './bootstrap.js'
 import type { Logger } from './logger.js'
+import { alignRedisWithStore } from './redis-store-binding.js'
 import type { RunningRole, Runtime } from './runtime.js'
 import { installShutdownHandlers, Shutdown, type ProcessEvents } from './shutdown.js'
 
@@ -62,9 +63,11 @@ export async function startRoles<C>(context: C, starters: Array<RoleStarter<C>>,
   return { crash: (err) => shutdown.begin({ kind: 'crash', origin: 'start-up', err }) }
 }
 
-/** Opens the store (migrations applied), then starts and supervises the roles in this process. */
+/** Opens the store (migrations applied), ties the Redis state to it, then starts and supervises the roles in this process. */
 export async function runRoles(config: Config, name: string, starters: RoleStarter[]): Promise<Runtime & RunningRoles> {
   const runtime = await openRuntime(config, name)
+  // Redis state of another store (a deleted embedded data directory) is cleared before any role reads it.
+  await alignRedisWithStore(runtime)
   const roles = await startRoles(runtime, starters, {
     events: process,
     exit: (code) => process.exit(code),

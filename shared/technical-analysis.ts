@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import type { Redis } from './redis.js'
-import { redisKey } from './redis.js'
+import { redisKey, StoreScopedKeySpaces } from './redis.js'
 
 /**
  * The result the indicator engine caches in Redis and GET /technical-analysis serves
@@ -45,7 +45,7 @@ export const technicalAnalysisSchema = z.object({
 export type TechnicalAnalysis = z.infer<typeof technicalAnalysisSchema>
 
 export function technicalAnalysisKey(prefix: string, contractAddress: string): string {
-  return redisKey(prefix, 'ta', contractAddress.toLowerCase())
+  return redisKey(prefix, StoreScopedKeySpaces.technicalAnalysis, contractAddress.toLowerCase())
 }
 
 /** Returns null when nothing is cached; throws on a Redis failure or a corrupt entry. */
