@@ -49,6 +49,10 @@ const envSchema = z.object({
   INGEST_MAX_ATTEMPTS: z.coerce.number().int().min(1).default(10),
   /** How long an ingest job's lock lives without renewal: after a crash, its job is redelivered within about twice this. */
   INGEST_STALLED_MS: z.coerce.number().int().min(1_000).default(30_000),
+  /** Failed ingest jobs kept (newest first) with their records, for inspection and retry. */
+  INGEST_FAILED_JOBS_KEEP: z.coerce.number().int().min(0).default(200),
+  /** Failed ingest jobs older than this are removed (hours). */
+  INGEST_FAILED_JOBS_MAX_AGE_HOURS: z.coerce.number().int().min(1).default(7 * 24),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).default(15_000),
 
   INDICATORS_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
@@ -80,7 +84,15 @@ export interface Config {
     | { mode: 'embedded'; path: string; database: string }
   redis: { url: string; prefix: string; autostart: boolean; dataDir: string }
   sampleData: boolean
-  ingest: { concurrency: number; flushRows: number; flushMs: number; maxAttempts: number; stalledMs: number }
+  ingest: {
+    concurrency: number
+    flushRows: number
+    flushMs: number
+    maxAttempts: number
+    stalledMs: number
+    /** Failed jobs kept at most, and for how long (seconds): their records stay for inspection. */
+    failedJobs: { keep: number; maxAgeSeconds: number }
+  }
   indicators: {
     concurrency: number
     onDemandWaitMs: number
@@ -139,6 +151,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       flushMs: e.INGEST_FLUSH_MS,
       maxAttempts: e.INGEST_MAX_ATTEMPTS,
       stalledMs: e.INGEST_STALLED_MS,
+      failedJobs: { keep: e.INGEST_FAILED_JOBS_KEEP, maxAgeSeconds: e.INGEST_FAILED_JOBS_MAX_AGE_HOURS * 3600 },
     },
     indicators: {
       concurrency: e.INDICATORS_CONCURRENCY,

@@ -1,7 +1,7 @@
 import { Queue, type JobsOptions } from 'bullmq'
 import type { Config } from './config.js'
 import { createRedis, type Redis } from './redis.js'
-import { QueueNames, type IngestJobData } from './queues.js'
+import { ingestFailedJobRetention, QueueNames, type IngestJobData } from './queues.js'
 import type { RecordInput, RecordType } from './records.js'
 
 /**
@@ -22,7 +22,7 @@ export class IngestProducer {
         attempts: config.ingest.maxAttempts,
         backoff: { type: 'exponential', delay: 500 },
         removeOnComplete: { age: 24 * 3600, count: 10_000 },
-        removeOnFail: false,
+        removeOnFail: ingestFailedJobRetention(config.ingest.failedJobs),
       },
     })
   }

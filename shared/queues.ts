@@ -36,6 +36,15 @@ export interface IndicatorJobData {
   'recompute-token': { contract_address: string }
 }
 
+/**
+ * How long failed ingest jobs stay in BullMQ's failed set, records included (a job of 5,000
+ * swaps is ~2.5 MB): the newest `keep`, none older than `maxAgeSeconds`. Within that they
+ * can be inspected and retried; keeping every one (removeOnFail: false) grew Redis without bound.
+ */
+export function ingestFailedJobRetention(failedJobs: { keep: number; maxAgeSeconds: number }): { count: number; age: number } {
+  return { count: failedJobs.keep, age: failedJobs.maxAgeSeconds }
+}
+
 /** What an ingest job returns once its valid rows are durably in ClickHouse. */
 export interface IngestJobResult {
   accepted: number
