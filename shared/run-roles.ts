@@ -35,7 +35,10 @@ export interface RunningRoles {
 export async function startRoles<C>(context: C, starters: Array<RoleStarter<C>>, options: RoleSupervisorOptions): Promise<RunningRoles> {
   const { logger } = options
   const running: RunningRole[] = []
+  // The role being started, if any: a stop begun meanwhile waits for it, then stops it first.
+  let starting: Promise<unknown> = Promise.resolve()
   const stopAll = async () => {
+    await starting.catch(() => undefined)
     const failures: unknown[] = []
     for (const role of [...running].reverse()) {
       try {
@@ -52,8 +55,12 @@ export async function startRoles<C>(context: C, starters: Array<RoleStarter<C>>,
   const shutdown = new Shutdown({ stop: stopAll, logger, timeoutMs: options.timeoutMs, exit: options.exit })
   installShutdownHandlers(shutdown, options.events)
   for (const start of starters) {
+    // A crash or a signal while starting: the roles started so far are being stopped.
+    if (shutdown.begun) break
+    const pending = start(context)
+    starting = pending
     try {
-      running.push(await start(context))
+      running.push(await pending)
     } catch (err) {
       logger.error('a role failed to start: stopping those already started', { err, started: running.map((r) => r.name) })
       await shutdown.begin({ kind: 'crash', origin: 'start-up', err })

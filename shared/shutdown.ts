@@ -30,6 +30,11 @@ export class Shutdown {
 
   constructor(private readonly options: ShutdownOptions) {}
 
+  /** Whether a stop has begun (nothing more should start). */
+  get begun(): boolean {
+    return this.stopping !== undefined
+  }
+
   /** Resolves once `exit` has been called (it never returns with process.exit). */
   begin(cause: ShutdownCause): Promise<void> {
     const { logger } = this.options

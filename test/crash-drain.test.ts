@@ -92,6 +92,26 @@ describe('roles stop in order on a crash', () => {
     expect(h.logger.lines.some((l) => l.level === 'error' && l.msg.includes('failed to start'))).toBe(true)
   })
 
+  it('a crash while a role is starting: that role finishes starting and is stopped first; no further role starts', async () => {
+    const h = harness()
+    let open: () => void = () => undefined
+    const gate = new Promise<void>((resolve) => {
+      open = resolve
+    })
+    const slowStart = async (): Promise<RunningRole> => {
+      const role = await h.role('indicators')()
+      await gate
+      return role
+    }
+    const started = startRoles({}, [h.role('ingest'), slowStart, h.role('api')], h.options)
+    await new Promise((r) => setTimeout(r, 20))
+    h.events.emit('unhandledRejection', new Error('while starting'), Promise.resolve())
+    open()
+    await started
+    expect(await h.exitCode).toBe(1)
+    expect(h.record).toEqual(['start ingest', 'start indicators', 'stop indicators', 'stop ingest', 'close store', 'exit 1'])
+  })
+
   it('a drain that hangs is cut short by the shutdown timeout: exit 1', async () => {
     const h = harness(100)
     await startRoles({}, [h.role('ingest', () => new Promise<void>(() => undefined)), h.role('api')], h.options)
