@@ -187,8 +187,11 @@ export class SwapsRepository {
     }
     if (filter.tokenAddresses !== undefined) {
       params.tokens = filter.tokenAddresses
+      // A swap has one leg row per token, so one token needs no DISTINCT (a token id naming
+      // several addresses may meet a swap twice).
+      const distinct = filter.tokenAddresses.length > 1 ? 'DISTINCT' : ''
       parts.push(
-        `SELECT DISTINCT ${KEY_COLUMNS} FROM ${this.tables.swapLegs} FINAL WHERE token_address IN {tokens:Array(String)} AND ${IN_RANGE}`,
+        `SELECT ${distinct} ${KEY_COLUMNS} FROM ${this.tables.swapLegs} FINAL WHERE token_address IN {tokens:Array(String)} AND ${IN_RANGE}`,
       )
     }
     const keys = parts.length === 1 ? parts[0]! : `${parts[0]} AND ${KEY} IN (${parts[1]})`
