@@ -2,8 +2,8 @@ import type { Request } from 'express'
 import { badRequest } from './http-error.js'
 import { singleQueryValue } from './query-params.js'
 import { parseTimeRange, type TimeRange } from './time-range.js'
+import { HOUR_MS } from '../shared/time-units.js'
 
-const HOUR_MS = 3_600_000
 
 /** The candle intervals served, by name, in ms. */
 export const CANDLE_INTERVALS = { '1h': HOUR_MS, '4h': 4 * HOUR_MS, '1d': 24 * HOUR_MS } as const

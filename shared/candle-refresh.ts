@@ -1,10 +1,11 @@
-import { dateTime64Param as msParam, rawHourCandlesSql } from './candles.js'
+import { dateTime64Param as msParam } from './datetime-param.js'
+import { rawHourCandlesSql } from './raw-hour-candles.js'
 import type { ClickHouseClient } from './clickhouse.js'
 import { queryRows } from './query-rows.js'
 import { ALL_HOURS } from './schema/candles-schema.js'
 import type { Tables } from './tables.js'
+import { HOUR_MS } from './time-units.js'
 
-const HOUR_MS = 3_600_000
 /**
  * How late an insert may commit its marks after their marked_at: a refresh records that
  * every mark older than its start minus this was seen, and the next one reads from there.

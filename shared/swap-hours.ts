@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { redisKey, type Redis } from './redis.js'
+import { HOUR_MS } from './time-units.js'
 
 /**
  * Which hours of swaps changed, told by ingestion to every API process through Redis, so
@@ -10,7 +11,7 @@ import { redisKey, type Redis } from './redis.js'
  * token can only be missing or new, never equal to one a cache already holds, so a lost
  * mark makes an API recount rather than trust a stale count.
  */
-export const HOUR_MS = 3_600_000
+export { HOUR_MS }
 
 export function hourStart(ms: number): number {
   return ms - (((ms % HOUR_MS) + HOUR_MS) % HOUR_MS)

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { refreshCandles } from '../shared/candle-refresh.js'
-import { dateTime64Param, rawHourCandlesSql } from '../shared/candles.js'
+import { dateTime64Param } from '../shared/datetime-param.js'
+import { rawHourCandlesSql } from '../shared/raw-hour-candles.js'
 import { addressOf, hashOf, insertPrices, insertSwaps, insertTokens } from './support/market-rows.js'
 import { createTestRuntime, type TestRuntime } from './support/runtime.js'
 

@@ -1,4 +1,5 @@
 import type { Tables } from '../tables.js'
+import { HOUR_MS } from '../time-units.js'
 
 /**
  * Stored candles, declared once. One-hour candles per token, re-aggregated from the
@@ -15,7 +16,7 @@ import type { Tables } from '../tables.js'
 export const ALL_HOURS = 4_294_967_295
 
 export function candlesSchemaDdl(t: Tables): string[] {
-  const hourOf = (ts: string) => `toUInt32(intDiv(toUnixTimestamp64Milli(${ts}), 3600000))`
+  const hourOf = (ts: string) => `toUInt32(intDiv(toUnixTimestamp64Milli(${ts}), ${HOUR_MS}))`
   return [
     `CREATE TABLE IF NOT EXISTS ${t.candles1h} (
       token String,
