@@ -91,6 +91,19 @@ function winnersOf(source: string): string {
   return `SELECT * FROM ${source} ORDER BY ingested_at DESC, timestamp DESC LIMIT 1 BY hash, chain_id`
 }
 
+/** An access path: the keys of the live swaps, ordered by `column`, then as the swaps are. */
+function keyIndexDdl(table: string, column: string): string {
+  return `CREATE TABLE IF NOT EXISTS ${table} (
+      ${column} String,
+      timestamp ${DT},
+      hash String,
+      chain_id UInt32,
+      ingested_at ${DT},
+      is_deleted UInt8 DEFAULT 0
+    ) ENGINE = ${REPLACING}
+    ORDER BY (${column}, ${SWAP_KEY.join(', ')})`
+}
+
 /** DDL of the swaps storage, in creation order (targets before the views that feed them). */
 export function swapsSchemaDdl(t: Tables): string[] {
   const rowColumns = names(SWAP_COLUMNS)
@@ -112,25 +125,8 @@ export function swapsSchemaDdl(t: Tables): string[] {
     ORDER BY (hash, chain_id, timestamp)
     SETTINGS index_granularity = 1024`,
 
-    `CREATE TABLE IF NOT EXISTS ${t.swapsByWallet} (
-      wallet_address String,
-      timestamp ${DT},
-      hash String,
-      chain_id UInt32,
-      ingested_at ${DT},
-      is_deleted UInt8 DEFAULT 0
-    ) ENGINE = ${REPLACING}
-    ORDER BY (wallet_address, ${SWAP_KEY.join(', ')})`,
-
-    `CREATE TABLE IF NOT EXISTS ${t.swapLegs} (
-      token_address String,
-      timestamp ${DT},
-      hash String,
-      chain_id UInt32,
-      ingested_at ${DT},
-      is_deleted UInt8 DEFAULT 0
-    ) ENGINE = ${REPLACING}
-    ORDER BY (token_address, ${SWAP_KEY.join(', ')})`,
+    keyIndexDdl(t.swapsByWallet, 'wallet_address'),
+    keyIndexDdl(t.swapLegs, 'token_address'),
 
     // A log of retracted versions: small (moves are rare), read by the views below and by
     // the API to learn which hours a retraction changed (api/swap-hour-counts.ts).
