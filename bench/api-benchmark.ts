@@ -355,6 +355,10 @@ try {
   const refreshStarted = performance.now()
   await refreshCandles(clickhouse, tables)
   console.log(`stored candles aggregated from the new store in ${seconds(performance.now() - refreshStarted)}`)
+  // The refresher reads the last seconds of marks again (inserts may commit late); a running
+  // service's refresher has passed them a few seconds later, so do as it does.
+  await new Promise((resolve) => setTimeout(resolve, 6_000))
+  await refreshCandles(clickhouse, tables)
 
   // The raw side: the repositories the API builds (api/app.ts), with their own caches.
   directory = await TokenDirectory.start({
