@@ -133,9 +133,9 @@ describe('token metadata served from memory, current within a second of ingestio
         .map((line) => /(?:^| )id=(\d+)/.exec(line)![1]!)
     const [before] = await subscriberIds()
     expect(before).toBeDefined()
-    await redis.call('CLIENT', 'KILL', 'ID', before!)
 
-    // Written while the directory cannot hear: nobody announces it (as if the event was lost).
+    // Written and never announced (as if the event was lost while the connection was down;
+    // written before the drop, so the reconnection cannot race ahead of the write).
     const missed = addressFor('directory-missed')
     await insertHoldings(rt, [{ wallet_address: wallet, contract_address: missed, value_usd: 5 }])
     await writeTechnicalAnalysis(redis, rt.config.redis.prefix, sampleTechnicalAnalysis({ contractAddress: missed }))
@@ -144,6 +144,8 @@ describe('token metadata served from memory, current within a second of ingestio
       values: [{ contract_address: missed, id: missed, chain_id: 1, name: 'Missed', symbol: 'MISS', decimals: 0, updated_at: Date.now() }],
       format: 'JSONEachRow',
     })
+    expect((await views(missed)).token).toBeNull() // not heard of
+    await redis.call('CLIENT', 'KILL', 'ID', before!)
     // The reconnection reloads everything (the periodic reload is 10 minutes away).
     await until({ id: missed, name: 'Missed', symbol: 'MISS', decimals: 0 }, missed)
     await expect.poll(subscriberIds, { timeout: 5_000 }).toHaveLength(1)
