@@ -7,7 +7,7 @@ import { parseCandleInterval, parseOptionalTimeRange } from './candle-params.js'
 import { roundCandle } from './candle-rounding.js'
 import { sendPage } from './envelope.js'
 import { notFound } from './http-error.js'
-import { parseSeriesPage } from './series-page.js'
+import { MAX_SERIES_LIMIT, parsePage } from './pagination.js'
 import { seriesWindow } from './series-window.js'
 import type { TokenPresence } from './token-presence.js'
 
@@ -30,7 +30,7 @@ export function candlesRouter(deps: CandlesDeps): Router {
     const address = parseAddress(req.params.contract_address, 'contract_address')
     const interval = parseCandleInterval(req)
     const range = parseOptionalTimeRange(req)
-    const page = parseSeriesPage(req)
+    const page = parsePage(req, MAX_SERIES_LIMIT)
     if (!(await deps.tokens.isKnownAddress(address))) throw notFound(`No token with contract address ${address}`)
     const candles = await closedCandles(deps.clickhouse, deps.tables, address, Date.now(), interval.ms)
     const { from, to, total } = seriesWindow(candles, range, page)

@@ -7,7 +7,7 @@ import { isAddress, parseAddress } from './address-params.js'
 import { parseOptionalTimeRange } from './candle-params.js'
 import { sendPage } from './envelope.js'
 import { notFound } from './http-error.js'
-import { parseSeriesPage } from './series-page.js'
+import { MAX_SERIES_LIMIT, parsePage } from './pagination.js'
 import { seriesWindow } from './series-window.js'
 import { parseTechnicalAnalysisTarget } from './technical-analysis-params.js'
 import type { TokenDirectory } from './token-directory.js'
@@ -46,7 +46,7 @@ export function technicalAnalysisHistoryRouter(deps: TechnicalAnalysisHistoryDep
   router.get('/technical-analysis/history', async (req, res) => {
     const target = parseTechnicalAnalysisTarget(req)
     const range = parseOptionalTimeRange(req)
-    const page = parseSeriesPage(req)
+    const page = parsePage(req, MAX_SERIES_LIMIT)
     let address: string
     if ('contractAddress' in target) {
       address = parseAddress(target.contractAddress, 'contract_address')
