@@ -69,12 +69,16 @@ export class IndicatorJobWaiter {
 
   private async finishedAlready(jobId: string): Promise<JobOutcome | null> {
     await this.events.waitUntilReady()
+    // The state first, then the finished job: a job read before it completes carries no
+    // return value yet, even if its state, asked a moment later, says completed.
+    const state = await this.queue.getJobState(jobId)
+    if (state !== 'completed' && state !== 'failed') {
+      return state === 'unknown' ? { state: 'failed', reason: `job ${jobId} is no longer in the queue` } : null
+    }
     const job = await this.queue.getJob(jobId)
     if (job === undefined) return { state: 'failed', reason: `job ${jobId} is no longer in the queue` }
-    const state = await job.getState()
     if (state === 'completed') return { state: 'finished', result: toIndicatorJobResult(job.returnvalue) }
-    if (state === 'failed') return { state: 'failed', reason: job.failedReason }
-    return null
+    return { state: 'failed', reason: job.failedReason }
   }
 
   private settle(jobId: string, outcome: JobOutcome): void {

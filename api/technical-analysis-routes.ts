@@ -23,9 +23,13 @@ export interface TechnicalAnalysisDeps {
 export const FETCH_ERROR_PREFIX = 'Error fetching technical analysis data: '
 const SERVICE_UNAVAILABLE = 'service unavailable'
 
-/** Section 2.6: the cached result without the engine's bookkeeping (candleTime, candleCount). */
+/**
+ * Section 2.6's fields, and beside them which candles the values come from: `candleTime`
+ * (ISO 8601 start of the last closed 4-hour candle used) and `candleCount` (how many), so a
+ * reader can tell how fresh the cached values are.
+ */
 function toResponseResult(cached: TechnicalAnalysis, token: Token | null) {
-  const { candleTime: _candleTime, candleCount: _candleCount, ...result } = cached
+  const result = { ...cached, candleTime: new Date(cached.candleTime).toISOString() }
   if (token === null) return result
   // The token's current metadata, so the response agrees with /tokens even when the
   // metadata arrived after the indicators were computed.

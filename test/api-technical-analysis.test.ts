@@ -56,6 +56,9 @@ describe('GET /technical-analysis', () => {
       macd: { macd: 0.5, signal: 0.25, histogram: 0.25 },
       timestamp: '2025-02-01T04:01:00.000Z',
       token: { id: weth, name: 'Wrapped Ether', symbol: 'WETH', decimals: 18, contractAddress: weth },
+      // Beside the interface's fields: the last closed candle the values come from, and how many.
+      candleTime: '2025-02-01T00:00:00.000Z',
+      candleCount: 180,
     },
   }
 
