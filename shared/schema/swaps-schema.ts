@@ -65,14 +65,11 @@ const IS_DELETED: Column = { name: 'is_deleted', type: 'UInt8 DEFAULT 0' }
 /** The identity of a stored swap version: its time, then its transaction. */
 export const SWAP_KEY = ['timestamp', 'hash', 'chain_id'] as const
 
+/** Where a swap version is, and what a tombstone of it must name in every access path. */
 const LOCATION_COLUMNS: Column[] = [
-  { name: 'hash', type: 'String' },
-  { name: 'chain_id', type: 'UInt32' },
-  { name: 'timestamp', type: DT },
-  { name: 'wallet_address', type: 'String' },
-  { name: 'token_sold_address', type: 'String' },
-  { name: 'token_bought_address', type: 'String' },
-  { name: 'ingested_at', type: DT },
+  ...(['hash', 'chain_id', 'timestamp', 'wallet_address', 'token_sold_address', 'token_bought_address', 'ingested_at'] as const).map(
+    (name) => SWAP_COLUMNS.find((c) => c.name === name)!,
+  ),
   IS_DELETED,
 ]
 
