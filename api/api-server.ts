@@ -12,6 +12,8 @@ import { checkReadiness } from './readiness.js'
 import { createRootApp } from './root-app.js'
 import { QueueOnDemandComputation } from './technical-analysis-on-demand.js'
 import { TokenDirectory } from './token-directory.js'
+import { metricsRouter } from './metrics-route.js'
+import { QueueMetrics } from './queue-metrics.js'
 
 /** How long GET /ready waits for each dependency. */
 const READINESS_CHECK_TIMEOUT_MS = 2_000
@@ -72,7 +74,9 @@ export async function startApiServer(runtime: Runtime, port: number, host?: stri
         timeoutMs: READINESS_CHECK_TIMEOUT_MS,
       }),
   })
-  const server = createServer(httpServerOptions(config.http), createRootApp({ api: app, health, logger }))
+  const queueMetrics = new QueueMetrics(config.redis, runtime.clickhouse, runtime.tables)
+  const metrics = metricsRouter(queueMetrics)
+  const server = createServer(httpServerOptions(config.http), createRootApp({ api: app, health, metrics, logger }))
   server.maxConnections = config.http.maxConnections
   server.on('clientError', answerClientError)
   logDroppedConnections(server, logger, config.http.maxConnections)
@@ -87,6 +91,7 @@ export async function startApiServer(runtime: Runtime, port: number, host?: stri
   try {
     await listening
   } catch (err) {
+    await queueMetrics.close()
     await onDemand.close()
     await tokenDirectory.close()
     redis.disconnect()
@@ -110,6 +115,7 @@ export async function startApiServer(runtime: Runtime, port: number, host?: stri
       } finally {
         clearTimeout(grace)
       }
+      await queueMetrics.close()
       await onDemand.close()
       await tokenDirectory.close()
       redis.disconnect()

@@ -7,6 +7,7 @@
 export const KNOWN_PATHS: readonly string[] = [
   '/health',
   '/ready',
+  '/metrics',
   '/tokens',
   '/tokens/:contract_address',
   '/tokens/:contract_address/candles',

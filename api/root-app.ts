@@ -2,6 +2,7 @@ import express, { type Express, type Router } from 'express'
 import type { Logger } from '../shared/logger.js'
 import { errorResponder } from './error-handling.js'
 import { methodGuard } from './method-guard.js'
+import { requestMetrics } from './request-metrics.js'
 import { structuredQueryGuard } from './structured-query-guard.js'
 
 export interface RootAppParts {
@@ -9,6 +10,8 @@ export interface RootAppParts {
   api: Express
   /** GET /health and GET /ready. */
   health: Router
+  /** GET /metrics. */
+  metrics: Router
   logger: Logger
 }
 
@@ -21,9 +24,11 @@ export function createRootApp(parts: RootAppParts): Express {
   const root = express()
   root.disable('x-powered-by')
   root.set('etag', false)
+  root.use(requestMetrics)
   root.use(methodGuard)
   root.use(structuredQueryGuard)
   root.use(parts.health)
+  root.use(parts.metrics)
   root.use(parts.api)
   root.use(errorResponder(parts.logger))
   return root

@@ -2,6 +2,7 @@ import { Readable } from 'node:stream'
 import { finished } from 'node:stream/promises'
 import type { ClickHouseClient } from '../shared/clickhouse.js'
 import type { Logger } from '../shared/logger.js'
+import { insertDuration, rowsInserted } from '../shared/metrics.js'
 import { encodeRows, type EncodedRows } from './compact-rows.js'
 import { isDataError } from './insert-errors.js'
 
@@ -172,6 +173,9 @@ export class BatchWriter {
     const result = await this.clickhouse.exec({ query, values: textStream(parts) })
     result.stream.resume()
     await finished(result.stream)
+    const metricTable = table.slice(table.indexOf('.') + 1)
+    rowsInserted.inc({ table: metricTable }, countRows(parts))
+    insertDuration.observe({ table: metricTable }, (performance.now() - started) / 1000)
     this.logger.debug('inserted', { table, rows: countRows(parts), ms: Math.round(performance.now() - started), inFlight: this.inFlight.size })
   }
 }

@@ -93,8 +93,9 @@ describe('HTTP edges: every response is the JSON envelope', () => {
     }
     for (const pattern of KNOWN_PATHS) {
       const path = pattern.replace(/:[a-z_]+/g, (param) => sample[param] ?? 'x')
-      const { body } = await getJson(`${api.baseUrl}${path}`)
-      expect(String(body.message ?? ''), path).not.toMatch(/^No such endpoint/)
+      // Read as text: GET /metrics answers Prometheus's text format, not JSON.
+      const text = await (await fetch(`${api.baseUrl}${path}`)).text()
+      expect(text, path).not.toMatch(/No such endpoint/)
     }
   })
 
