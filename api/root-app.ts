@@ -2,6 +2,7 @@ import express, { type Express, type Router } from 'express'
 import type { Logger } from '../shared/logger.js'
 import { errorResponder } from './error-handling.js'
 import { methodGuard } from './method-guard.js'
+import { requestLogging } from './request-logging.js'
 import { requestMetrics } from './request-metrics.js'
 import { structuredQueryGuard } from './structured-query-guard.js'
 
@@ -24,6 +25,7 @@ export function createRootApp(parts: RootAppParts): Express {
   const root = express()
   root.disable('x-powered-by')
   root.set('etag', false)
+  root.use(requestLogging(parts.logger))
   root.use(requestMetrics)
   root.use(methodGuard)
   root.use(structuredQueryGuard)

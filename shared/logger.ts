@@ -1,7 +1,6 @@
+import { destination as pinoDestination, pino, stdSerializers, stdTimeFunctions, type Logger as PinoLogger } from 'pino'
+import pretty from 'pino-pretty'
 import type { Config } from './config.js'
-
-const levels = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 } as const
-type Level = Exclude<keyof typeof levels, 'silent'>
 
 export interface Logger {
   debug(msg: string, fields?: Record<string, unknown>): void
@@ -9,25 +8,37 @@ export interface Logger {
   warn(msg: string, fields?: Record<string, unknown>): void
   error(msg: string, fields?: Record<string, unknown>): void
   child(fields: Record<string, unknown>): Logger
+  /** The pino logger behind it, for pino-http (absent in test doubles). */
+  readonly pino?: PinoLogger
 }
 
-/** One JSON line per event on stderr, so stdout stays free for command output. */
+/**
+ * The one logger: pino, on stderr so stdout stays free for command output. JSON lines
+ * (level as a word, ISO time, errors with their stack under `err`), or pretty lines when
+ * stderr is a terminal. Writes are synchronous: a line logged just before the process
+ * exits (a crash, a CLI's last word) is not lost in a buffer.
+ */
 export function createLogger(level: Config['logLevel'], base: Record<string, unknown> = {}): Logger {
-  const threshold = levels[level]
-  const write = (lvl: Level, msg: string, fields?: Record<string, unknown>) => {
-    if (levels[lvl] < threshold) return
-    const line = { time: new Date().toISOString(), level: lvl, msg, ...base, ...fields }
-    process.stderr.write(JSON.stringify(line, errorReplacer) + '\n')
+  const options = {
+    level,
+    base,
+    timestamp: stdTimeFunctions.isoTime,
+    formatters: { level: (label: string) => ({ level: label }) },
+    serializers: { err: stdSerializers.err },
   }
-  return {
-    debug: (m, f) => write('debug', m, f),
-    info: (m, f) => write('info', m, f),
-    warn: (m, f) => write('warn', m, f),
-    error: (m, f) => write('error', m, f),
-    child: (fields) => createLogger(level, { ...base, ...fields }),
-  }
+  const destination = process.stderr.isTTY
+    ? pretty({ destination: 2, sync: true, colorize: true, translateTime: 'SYS:HH:MM:ss.l' })
+    : pinoDestination({ dest: 2, sync: true })
+  return wrap(pino(options, destination))
 }
 
-function errorReplacer(_key: string, value: unknown): unknown {
-  return value instanceof Error ? { name: value.name, message: value.message } : value
+function wrap(logger: PinoLogger): Logger {
+  return {
+    debug: (msg, fields) => logger.debug(fields ?? {}, msg),
+    info: (msg, fields) => logger.info(fields ?? {}, msg),
+    warn: (msg, fields) => logger.warn(fields ?? {}, msg),
+    error: (msg, fields) => logger.error(fields ?? {}, msg),
+    child: (fields) => wrap(logger.child(fields)),
+    pino: logger,
+  }
 }
