@@ -43,9 +43,9 @@ export async function startRoles<C>(context: C, starters: Array<RoleStarter<C>>,
     for (const role of [...running].reverse()) {
       try {
         await role.stop()
-        logger.info('stopped', { role: role.name })
+        logger.info('stopped', { stopped: role.name })
       } catch (err) {
-        logger.error('role failed to stop', { role: role.name, err })
+        logger.error('role failed to stop', { stopped: role.name, err })
         failures.push(err)
       }
     }
