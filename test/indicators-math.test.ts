@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { computeIndicatorValues } from '../indicators/compute-indicators.js'
-import { latestMacd } from '../indicators/macd.js'
-import { latestPivots, pivotLevels } from '../indicators/pivots.js'
-import { latestRsi } from '../indicators/rsi.js'
-import { latestSma } from '../indicators/sma.js'
+import { latestMacd } from '../shared/indicator-math/macd.js'
+import { latestPivots, pivotLevels } from '../shared/indicator-math/pivots.js'
+import { latestRsi } from '../shared/indicator-math/rsi.js'
+import { latestSma } from '../shared/indicator-math/sma.js'
 import { expectClose, referenceVectors, type ReferenceFile } from './support/ta-reference.js'
 
 const reference: ReferenceFile = referenceVectors()

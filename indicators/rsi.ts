@@ -1,1 +1,0 @@
-export { latestRsi, RSI_PERIOD } from '../shared/indicator-math/rsi.js'

@@ -1,1 +1,0 @@
-export { latestSma } from '../shared/indicator-math/sma.js'
