@@ -4,6 +4,7 @@ import type { Logger } from '../shared/logger.js'
 import type { Redis } from '../shared/redis.js'
 import type { Tables } from '../shared/tables.js'
 import { candlesRouter } from './candles-route.js'
+import { chartPageRouter } from './chart-page/chart-page-route.js'
 import { errorResponder, unknownRoute } from './error-handling.js'
 import { HoldingsRepository } from './holdings-repository.js'
 import { holdingsRouter } from './holdings-routes.js'
@@ -48,6 +49,7 @@ export function createApp(deps: ApiDeps): Express {
   app.use(swapsRouter(swaps, directory))
   app.use(technicalAnalysisHistoryRouter({ clickhouse: deps.clickhouse, tables: deps.tables, directory, tokens }))
   app.use(technicalAnalysisRouter({ directory, tokens, redis: deps.redis, redisPrefix: deps.redisPrefix, onDemand: deps.onDemand }))
+  app.use(chartPageRouter())
   app.use(unknownRoute)
   app.use(errorResponder(deps.logger))
   return app
