@@ -1,9 +1,9 @@
 import { refreshCandles } from '../shared/candle-refresh.js'
-import { candleStart } from '../shared/candles.js'
 import type { ClickHouseClient } from '../shared/clickhouse.js'
 import type { Logger } from '../shared/logger.js'
 import { IndicatorJobNames } from '../shared/queues.js'
 import type { Tables } from '../shared/tables.js'
+import { closedChanges } from './engine.js'
 import type { IndicatorQueue } from './indicator-queue.js'
 
 export interface CandleRefresherDeps {
@@ -15,13 +15,14 @@ export interface CandleRefresherDeps {
   clock?: () => number
 }
 
-/** Above this many changed tokens, one recompute of every token is cheaper than one job each. */
-const RECOMPUTE_ALL_ABOVE = 50
+/** Tokens per recompute-tokens job. */
+const TOKENS_PER_JOB = 500
 
 /**
  * Keeps the stored candles current in the background (shared/candle-refresh.ts) and,
- * when a refresh changed a closed 4-hour candle of a token, queues the recompute of that
- * token's indicators: results follow ingestion without waiting for the next boundary.
+ * when a refresh changed a closed 4-hour candle of some tokens, queues their recompute
+ * from stored candles (recompute-tokens, in jobs of 500): results follow ingestion
+ * without waiting for the next boundary, and the carried states are rebuilt.
  * One refresh at a time; an error is logged and the next tick tries again.
  */
 export function startCandleRefresher(deps: CandleRefresherDeps): { stop(): Promise<void> } {
@@ -32,19 +33,9 @@ export function startCandleRefresher(deps: CandleRefresherDeps): { stop(): Promi
 
   const tick = async () => {
     try {
-      const { earliestChange } = await refreshCandles(deps.clickhouse, deps.tables)
-      const inProgress = candleStart(clock())
-      const closedChanged = [...earliestChange].filter(([, from]) => from === null || candleStart(from) < inProgress)
-      if (closedChanged.length > RECOMPUTE_ALL_ABOVE) {
-        await deps.queue.add(IndicatorJobNames.recomputeAll, {}, { deduplication: { id: 'recompute-all-after-candles' } })
-      } else {
-        for (const [token] of closedChanged) {
-          await deps.queue.add(
-            IndicatorJobNames.recomputeToken,
-            { contract_address: token },
-            { deduplication: { id: `recompute-after-candles:${token}` } },
-          )
-        }
+      const closedChanged = closedChanges(await refreshCandles(deps.clickhouse, deps.tables), clock())
+      for (let i = 0; i < closedChanged.length; i += TOKENS_PER_JOB) {
+        await deps.queue.add(IndicatorJobNames.recomputeTokens, { contract_addresses: closedChanged.slice(i, i + TOKENS_PER_JOB) })
       }
       if (closedChanged.length > 0) deps.logger.debug('closed candles changed', { tokens: closedChanged.length })
     } catch (err) {

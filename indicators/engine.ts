@@ -1,22 +1,36 @@
 import { performance } from 'node:perf_hooks'
 import type { ClickHouseClient } from '../shared/clickhouse.js'
+import { refreshCandles, type CandleRefreshResult } from '../shared/candle-refresh.js'
+import { CANDLE_MS, candleStart, lastClosedCandleStart } from '../shared/candles.js'
+import type { IndicatorState } from '../shared/indicator-math/indicator-state.js'
 import type { Logger } from '../shared/logger.js'
 import type { IndicatorJobResult } from '../shared/queues.js'
 import type { Redis } from '../shared/redis.js'
 import type { Tables } from '../shared/tables.js'
 import { technicalAnalysisKey } from '../shared/technical-analysis.js'
-import { forEachClosedSeries, type TokenSeries } from './candle-series.js'
-import { computeTechnicalAnalysis, type TokenMeta } from './compute-indicators.js'
+import {
+  addressRanges,
+  advanceState,
+  readCandlesSince,
+  readHistories,
+  stateFromHistory,
+  type HistoryFilter,
+  type TokenHistory,
+} from './candle-series.js'
+import { technicalAnalysisOf, type TokenMeta } from './compute-indicators.js'
+import { IndicatorStateStore } from './indicator-states.js'
 import { RecomputeLocks } from './recompute-lock.js'
 import { bareTokenMeta, readTokenMetadata } from './token-metadata.js'
 
 export interface EngineDeps {
   clickhouse: ClickHouseClient
   tables: Tables
-  /** A request/response connection for the cache and the locks. */
+  /** A request/response connection for the cache, the states and the locks. */
   redis: Redis
   redisPrefix: string
   logger: Logger
+  /** Now, in ms: decides the last closed interval. Tests hand a fixed one. */
+  clock: () => number
 }
 
 export interface EngineOptions {
@@ -25,31 +39,59 @@ export interface EngineOptions {
   /** Queries a full recompute is split into (by address range), overlapping ClickHouse and JavaScript. */
   slices?: number
   lockTtlMs?: number
-  /** How long recompute-token waits for another process recomputing the same token. */
+  /** How long a recompute of given tokens waits for another process recomputing one of them. */
   lockWaitMs?: number
 }
 
-export interface RecomputeAllResult {
+/** Where a run's time went (ms), for the logs and the benchmark. */
+export interface RunTimes {
+  /** Waiting for ClickHouse (candles, metadata) and not overlapped with anything else. */
+  readMs: number
+  /** The indicator math (feeding states, computing values). */
+  mathMs: number
+  /** Redis: locks, states read, results and states written. */
+  redisMs: number
+}
+
+export interface RecomputeAllResult extends RunTimes {
   /** Tokens with closed candles. */
   tokens: number
   written: number
   /** Tokens another process was recomputing at that moment (it writes them). */
   skipped: number
-  /** Time spent in the indicator math alone. */
-  mathMs: number
+}
+
+export interface AdvanceResult extends RunTimes {
+  /** Tokens stepped from their carried state, reading only their new candles. */
+  stepped: number
+  /** Tokens recomputed from their stored candles (closed candles changed, no usable state, or too far behind). */
+  recomputed: number
+  /** Tokens whose state was already at the last closed interval. */
+  current: number
+  /** Tokens another process held at that moment (it writes them). */
+  skipped: number
 }
 
 export const NO_CANDLES_REASON = 'the token has no closed 4-hour candles yet'
 
+/** A state further behind than this (a week of intervals) is recomputed rather than stepped. */
+const MAX_STEPS = 42
+
 /**
- * Recomputes cached indicator results: every token with closed candles, or one token.
- * Candles come from one ClickHouse query; results go to Redis in pipelined batches,
- * each token under its recompute lock.
+ * Computes the cached indicator results and each token's carried state:
+ * - full (recomputeAll, recomputeTokens, recomputeToken): from the stored candles of the
+ *   whole history;
+ * - incremental (advance, after a 4-hour boundary): from each token's carried state and
+ *   only the candles after it, so its cost does not grow with history; tokens whose
+ *   closed candles changed are recomputed in full instead.
+ * Both feed the same IndicatorState, so they give the same bits. Every write is under
+ * the token's recompute lock; a result and its state are written in one MULTI.
  */
 export class IndicatorEngine {
   private readonly locks: RecomputeLocks
+  private readonly states: IndicatorStateStore
   private readonly batchSize: number
-  private readonly slices: number | undefined
+  private readonly slices: number
   private readonly lockWaitMs: number
 
   constructor(
@@ -57,70 +99,229 @@ export class IndicatorEngine {
     options: EngineOptions = {},
   ) {
     this.batchSize = options.batchSize ?? 500
-    this.slices = options.slices
+    this.slices = options.slices ?? 8
     this.lockWaitMs = options.lockWaitMs ?? 30_000
     this.locks = new RecomputeLocks(deps.redis, deps.redisPrefix, options.lockTtlMs ?? 60_000)
+    this.states = new IndicatorStateStore(deps.redis, deps.redisPrefix)
   }
 
-  async recomputeAll(now: number = Date.now()): Promise<RecomputeAllResult> {
+  /**
+   * Every token with closed candles, from its stored candles: one query per slice of the
+   * address space, the next one already running in ClickHouse while JavaScript computes
+   * and writes the previous one. A token locked by another process is skipped (it writes it).
+   */
+  async recomputeAll(): Promise<RecomputeAllResult> {
     const { clickhouse, tables } = this.deps
+    const now = this.deps.clock()
+    const lastClosed = lastClosedCandleStart(now)
+    const totals: RecomputeAllResult = { tokens: 0, written: 0, skipped: 0, readMs: 0, mathMs: 0, redisMs: 0 }
+    let t = performance.now()
+    await refreshCandles(clickhouse, tables)
     const metadata = await readTokenMetadata(clickhouse, tables)
-    const totals: RecomputeAllResult = { tokens: 0, written: 0, skipped: 0, mathMs: 0 }
-    await forEachClosedSeries(clickhouse, tables, { now, slices: this.slices }, async (slice) => {
-      for (let i = 0; i < slice.length; i += this.batchSize) {
-        const batch = slice.slice(i, i + this.batchSize)
+    totals.readMs += performance.now() - t
+    const ranges = addressRanges(this.slices)
+    const fetch = (i: number) => readHistories(clickhouse, tables, { lo: ranges[i]![0], hi: ranges[i]![1] }, lastClosed)
+    let next = fetch(0)
+    for (let i = 0; i < ranges.length; i++) {
+      t = performance.now()
+      const histories = await next
+      totals.readMs += performance.now() - t
+      if (i + 1 < ranges.length) {
+        next = fetch(i + 1)
+        next.catch(() => undefined) // surfaced when awaited; never an unhandled rejection meanwhile
+      }
+      for (let b = 0; b < histories.length; b += this.batchSize) {
+        const batch = histories.slice(b, b + this.batchSize)
         totals.tokens += batch.length
-        const held = new Set(await this.locks.acquireMany(batch.map((s) => s.contractAddress)))
+        t = performance.now()
+        const held = new Set(await this.locks.acquireMany(batch.map((h) => h.contractAddress)))
+        totals.redisMs += performance.now() - t
         try {
-          const mine = batch.filter((s) => held.has(s.contractAddress))
+          const mine = batch.filter((h) => held.has(h.contractAddress))
           totals.skipped += batch.length - mine.length
-          const { written, mathMs } = await this.computeAndWrite(mine, metadata, now)
-          totals.written += written
-          totals.mathMs += mathMs
+          totals.written += await this.computeAndWrite(mine, metadata, lastClosed, now, totals)
         } finally {
+          t = performance.now()
           await this.locks.release([...held])
+          totals.redisMs += performance.now() - t
         }
       }
-    })
+    }
     return totals
   }
 
-  async recomputeToken(contractAddress: string, now: number = Date.now()): Promise<IndicatorJobResult> {
+  /**
+   * The given tokens from their stored candles (after late or re-delivered records changed
+   * a closed candle), with every token whose closed candles the refresh run here finds
+   * changed too. Waits for a token another process is recomputing: its result may predate
+   * the change.
+   */
+  async recomputeTokens(tokens: readonly string[]): Promise<{ written: number; tokens: number }> {
     const { clickhouse, tables } = this.deps
+    const now = this.deps.clock()
+    const wanted = new Set(tokens.map((t) => t.toLowerCase()))
+    for (const token of closedChanges(await refreshCandles(clickhouse, tables), now)) wanted.add(token)
+    const written = await this.recomputeFromCandles([...wanted], now)
+    return { written, tokens: wanted.size }
+  }
+
+  /** One token from its stored candles (on demand); waits for another process recomputing it. */
+  async recomputeToken(contractAddress: string): Promise<IndicatorJobResult> {
     const address = contractAddress.toLowerCase()
-    if (!(await this.locks.acquire(address, this.lockWaitMs))) {
-      throw new Error(`another recompute of ${address} held its lock for more than ${this.lockWaitMs} ms`)
+    await refreshCandles(this.deps.clickhouse, this.deps.tables, { token: address })
+    const written = await this.recomputeFromCandles([address], this.deps.clock())
+    return written > 0 ? { written } : { written: 0, reason: NO_CANDLES_REASON }
+  }
+
+  /**
+   * The incremental step, after a 4-hour boundary: each token with a carried state is fed
+   * the intervals since its last one (its new candles, gaps filled) and written; only the
+   * candles after the earliest state are read. Tokens whose closed candles changed (the
+   * refresh run here reports them), tokens with closed candles but no usable state, and
+   * states more than a week behind are recomputed from their stored candles instead.
+   */
+  async advance(): Promise<AdvanceResult> {
+    const { clickhouse, tables } = this.deps
+    const now = this.deps.clock()
+    const lastClosed = lastClosedCandleStart(now)
+    const result: AdvanceResult = { stepped: 0, recomputed: 0, current: 0, skipped: 0, readMs: 0, mathMs: 0, redisMs: 0 }
+    let t = performance.now()
+    const full = new Set(closedChanges(await refreshCandles(clickhouse, tables), now))
+    result.readMs += performance.now() - t
+
+    t = performance.now()
+    const tokens = (await this.states.tokens()).filter((token) => !full.has(token))
+    const held: string[] = []
+    for (let i = 0; i < tokens.length; i += this.batchSize) {
+      held.push(...(await this.locks.acquireMany(tokens.slice(i, i + this.batchSize))))
     }
+    result.skipped = tokens.length - held.length
     try {
-      const metadata = await readTokenMetadata(clickhouse, tables, [address])
-      let written = 0
-      await forEachClosedSeries(clickhouse, tables, { now, token: address }, async (batch) => {
-        written += (await this.computeAndWrite(batch, metadata, now)).written
-      })
-      return written > 0 ? { written } : { written: 0, reason: NO_CANDLES_REASON }
+      // Read under the locks: no other process can write these states until they are released.
+      const stepping: Array<[string, IndicatorState]> = []
+      // At least the last closed interval: a token with no state yet shows up there.
+      let from = lastClosed
+      for (let i = 0; i < held.length; i += this.batchSize) {
+        const batch = held.slice(i, i + this.batchSize)
+        const states = await this.states.read(batch)
+        states.forEach((state, j) => {
+          const token = batch[j]!
+          if (state === null || state.count === 0) full.add(token)
+          else if (state.lastTime >= lastClosed) result.current++
+          else if (state.lastTime < lastClosed - MAX_STEPS * CANDLE_MS) full.add(token)
+          else {
+            stepping.push([token, state])
+            from = Math.min(from, state.lastTime + CANDLE_MS)
+          }
+        })
+      }
+      result.redisMs += performance.now() - t
+
+      t = performance.now()
+      const known = new Set(tokens)
+      const candles = await readCandlesSince(clickhouse, tables, from, lastClosed)
+      // Closed candles of a token without a state at all: it needs its whole history.
+      for (const token of candles.keys()) if (!known.has(token)) full.add(token)
+      const metadata = await readTokenMetadata(clickhouse, tables, stepping.map(([token]) => token))
+      result.readMs += performance.now() - t
+
+      for (let i = 0; i < stepping.length; i += this.batchSize) {
+        const batch = stepping.slice(i, i + this.batchSize)
+        t = performance.now()
+        for (const [token, state] of batch) advanceState(state, candles.get(token) ?? [], lastClosed)
+        result.mathMs += performance.now() - t
+        await this.write(batch, metadata, now, result)
+      }
+      result.stepped = stepping.length
     } finally {
-      await this.locks.release([address])
+      t = performance.now()
+      for (let i = 0; i < held.length; i += this.batchSize) await this.locks.release(held.slice(i, i + this.batchSize))
+      result.redisMs += performance.now() - t
+    }
+    if (full.size > 0) result.recomputed = await this.recomputeFromCandles([...full], now)
+    return result
+  }
+
+  /** Full recompute of the given tokens (in batches), waiting for their locks. Returns how many were written. */
+  private async recomputeFromCandles(tokens: readonly string[], now: number): Promise<number> {
+    const { clickhouse, tables } = this.deps
+    const lastClosed = lastClosedCandleStart(now)
+    const times: RunTimes = { readMs: 0, mathMs: 0, redisMs: 0 }
+    let written = 0
+    for (let i = 0; i < tokens.length; i += this.batchSize) {
+      const batch = tokens.slice(i, i + this.batchSize)
+      const held = await this.acquireWaiting(batch)
+      try {
+        const filter: HistoryFilter = { tokens: batch }
+        const [histories, metadata] = await Promise.all([
+          readHistories(clickhouse, tables, filter, lastClosed),
+          readTokenMetadata(clickhouse, tables, batch),
+        ])
+        written += await this.computeAndWrite(histories, metadata, lastClosed, now, times)
+      } finally {
+        await this.locks.release(held)
+      }
+    }
+    return written
+  }
+
+  private async acquireWaiting(tokens: readonly string[]): Promise<string[]> {
+    const deadline = Date.now() + this.lockWaitMs
+    const held: string[] = []
+    let waiting = [...tokens]
+    for (;;) {
+      const got = new Set(await this.locks.acquireMany(waiting))
+      held.push(...got)
+      waiting = waiting.filter((token) => !got.has(token))
+      if (waiting.length === 0) return held
+      if (Date.now() >= deadline) {
+        await this.locks.release(held)
+        throw new Error(`another recompute of ${waiting[0]} held its lock for more than ${this.lockWaitMs} ms`)
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50))
     }
   }
 
   private async computeAndWrite(
-    batch: TokenSeries[],
+    histories: readonly TokenHistory[],
+    metadata: Map<string, TokenMeta>,
+    lastClosed: number,
+    now: number,
+    times: RunTimes,
+  ): Promise<number> {
+    const t = performance.now()
+    const states = histories.map((h): [string, IndicatorState] => [h.contractAddress, stateFromHistory(h, lastClosed)])
+    times.mathMs += performance.now() - t
+    await this.write(states, metadata, now, times)
+    return states.length
+  }
+
+  /** Writes each token's result and state together (one MULTI). */
+  private async write(
+    states: ReadonlyArray<readonly [string, IndicatorState]>,
     metadata: Map<string, TokenMeta>,
     now: number,
-  ): Promise<{ written: number; mathMs: number }> {
-    if (batch.length === 0) return { written: 0, mathMs: 0 }
+    times: RunTimes,
+  ): Promise<void> {
+    if (states.length === 0) return
+    let t = performance.now()
     const computedAt = new Date(now)
-    const pipeline = this.deps.redis.pipeline()
-    let mathMs = 0
-    for (const series of batch) {
-      const token = metadata.get(series.contractAddress) ?? bareTokenMeta(series.contractAddress)
-      const started = performance.now()
-      const result = computeTechnicalAnalysis(series, token, computedAt)
-      mathMs += performance.now() - started
-      pipeline.set(technicalAnalysisKey(this.deps.redisPrefix, series.contractAddress), JSON.stringify(result))
+    const multi = this.deps.redis.multi()
+    for (const [token, state] of states) {
+      const result = technicalAnalysisOf(state, metadata.get(token) ?? bareTokenMeta(token), computedAt)
+      multi.set(technicalAnalysisKey(this.deps.redisPrefix, token), JSON.stringify(result))
     }
-    const replies = (await pipeline.exec()) ?? []
+    times.mathMs += performance.now() - t
+    t = performance.now()
+    this.states.write(multi, states)
+    const replies = (await multi.exec()) ?? []
     for (const [err] of replies) if (err) throw err
-    return { written: batch.length, mathMs }
+    times.redisMs += performance.now() - t
   }
+}
+
+/** The tokens a candle refresh found changed in a closed interval at `now` (a token-wide change counts). */
+export function closedChanges(refresh: CandleRefreshResult, now: number): string[] {
+  const inProgress = candleStart(now)
+  return [...refresh.earliestChange].filter(([, from]) => from === null || candleStart(from) < inProgress).map(([token]) => token)
 }

@@ -13,7 +13,7 @@ import type { Redis } from '../shared/redis.js'
 import type { IndicatorEngine } from './engine.js'
 import type { IndicatorJobPayload } from './indicator-queue.js'
 
-/** The worker of the indicators queue: recompute-all (scheduled) and recompute-token (on demand). */
+/** The worker of the indicators queue: advance (scheduled), recompute-all (at start), recompute-tokens (after ingestion), recompute-token (on demand). */
 export function startIndicatorsWorker(
   engine: IndicatorEngine,
   redis: Config['redis'],
@@ -40,6 +40,19 @@ async function process(
     const started = Date.now()
     const result = await engine.recomputeAll()
     logger.info('recomputed all tokens', { ...result, ms: Date.now() - started })
+    return { written: result.written }
+  }
+  if (job.name === IndicatorJobNames.advance) {
+    const started = Date.now()
+    const result = await engine.advance()
+    logger.info('advanced every token to the last closed interval', { ...result, ms: Date.now() - started })
+    return { written: result.stepped + result.recomputed }
+  }
+  if (job.name === IndicatorJobNames.recomputeTokens) {
+    const data = job.data as IndicatorJobData['recompute-tokens']
+    const tokens = (Array.isArray(data.contract_addresses) ? data.contract_addresses : []).filter((a) => address.safeParse(a).success)
+    const result = await engine.recomputeTokens(tokens)
+    logger.debug('recomputed tokens whose closed candles changed', { ...result })
     return { written: result.written }
   }
   if (job.name === IndicatorJobNames.recomputeToken) {

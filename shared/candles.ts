@@ -35,6 +35,23 @@ export function lastClosedCandleStart(now: number, intervalMs = CANDLE_MS): numb
   return candleStart(now, intervalMs) - intervalMs
 }
 
+/** Which tokens a candle query reads (see candlesSql). */
+export type TokenFilter = 'all' | 'token' | 'range' | 'tokens'
+
+/** The condition on `token` of a TokenFilter, with its query parameters' names. */
+export function tokenFilterSql(filter: TokenFilter): string {
+  switch (filter) {
+    case 'token':
+      return 'token = {token:String}'
+    case 'range':
+      return 'token >= {lo:String} AND token < {hi:String}'
+    case 'tokens':
+      return 'token IN {tokens:Array(String)}'
+    case 'all':
+      return '1'
+  }
+}
+
 /**
  * SQL (a subquery) of the 4-hour candles (or of `intervalMs`, a whole number of hours:
  * 1 hour, 1 day), one row per token and interval that has at least one observation
@@ -43,19 +60,26 @@ export function lastClosedCandleStart(now: number, intervalMs = CANDLE_MS): numb
  * (schema/candles-schema.ts; call refreshCandles first to include what was just stored):
  * open = first hour's open, close = last hour's close, high = max, low = min, volume =
  * sum. `token`: only `{token:String}`; `range`: only tokens in [`{lo:String}`,
- * `{hi:String}`) (a slice of the address space, read by the primary key).
+ * `{hi:String}`) (a slice of the address space, read by the primary key); `tokens`: only
+ * `{tokens:Array(String)}`. With `since`,
+ * only intervals from `{from:DateTime64(3)}` on (a multiple of the interval).
  */
-export function candlesSql(tables: Tables, filter: 'all' | 'token' | 'range' = 'all', intervalMs = CANDLE_MS): string {
+export function candlesSql(
+  tables: Tables,
+  filter: TokenFilter = 'all',
+  intervalMs = CANDLE_MS,
+  since = false,
+): string {
   if (!(intervalMs > 0 && Number.isInteger(intervalMs / HOUR_MS))) {
     throw new Error(`candle interval ${intervalMs} ms is not a whole number of hours`)
   }
-  const on =
-    filter === 'token' ? 'token = {token:String}' : filter === 'range' ? 'token >= {lo:String} AND token < {hi:String}' : '1'
+  const on = tokenFilterSql(filter)
   return `
     SELECT token, toUInt32(intDiv(hour, ${intervalMs / HOUR_MS})) AS bucket,
       argMin(open, hour) AS open, max(high) AS high, min(low) AS low, argMax(close, hour) AS close, sum(volume) AS volume
     FROM ${tables.candles1h} FINAL
     WHERE hour < intDiv(toUnixTimestamp64Milli({before:DateTime64(3)}), ${HOUR_MS}) AND ${on}
+      ${since ? `AND hour >= intDiv(toUnixTimestamp64Milli({from:DateTime64(3)}), ${HOUR_MS})` : ''}
     GROUP BY token, bucket`
 }
 
@@ -100,29 +124,45 @@ export async function queryTokenCandles(
 }
 
 /**
- * The regular grid of `intervalMs` (4 hours by default) from the first candle to
- * `lastTime` (inclusive): an interval without observations gets the previous close as
- * open, high, low and close, and zero volume. Candles after `lastTime` are dropped.
+ * Gap filling, the one rule: walks the regular grid of `intervalMs` from `firstTime` to
+ * `lastTime` (inclusive) and calls `visit(time, i)` with the index in `times` (interval
+ * starts, ascending) of the candle observed in that interval, or -1 for an interval
+ * without observations, which the caller fills with the previous close as open, high,
+ * low and close, and zero volume (flatCandle). Times before `firstTime` or after
+ * `lastTime` are skipped.
  */
-export function fillCandleGaps(candles: readonly Candle[], lastTime: number, intervalMs = CANDLE_MS): Candle[] {
-  const filled: Candle[] = []
-  let previous: Candle | undefined
-  for (const candle of candles) {
-    if (candle.time > lastTime) break
-    if (previous) {
-      for (let t = previous.time + intervalMs; t < candle.time; t += intervalMs) filled.push(flatCandle(t, previous.close))
-    }
-    filled.push(candle)
-    previous = candle
+export function walkCandleGrid(
+  times: ArrayLike<number>,
+  firstTime: number,
+  lastTime: number,
+  intervalMs: number,
+  visit: (time: number, index: number) => void,
+): void {
+  let at = 0
+  while (at < times.length && times[at]! < firstTime) at++
+  for (let t = firstTime; t <= lastTime; t += intervalMs) {
+    if (at < times.length && times[at] === t) visit(t, at++)
+    else visit(t, -1)
   }
-  if (previous) {
-    for (let t = previous.time + intervalMs; t <= lastTime; t += intervalMs) filled.push(flatCandle(t, previous.close))
-  }
-  return filled
 }
 
-function flatCandle(time: number, close: number): Candle {
+/** An interval without observations: the previous close, flat, no volume. */
+export function flatCandle(time: number, close: number): Candle {
   return { time, open: close, high: close, low: close, close, volume: 0 }
+}
+
+/**
+ * The regular grid of `intervalMs` (4 hours by default) from the first candle to
+ * `lastTime` (inclusive), gaps filled (walkCandleGrid). Candles after `lastTime` are dropped.
+ */
+export function fillCandleGaps(candles: readonly Candle[], lastTime: number, intervalMs = CANDLE_MS): Candle[] {
+  if (candles.length === 0 || candles[0]!.time > lastTime) return []
+  const filled: Candle[] = []
+  const times = candles.map((c) => c.time)
+  walkCandleGrid(times, candles[0]!.time, lastTime, intervalMs, (time, i) => {
+    filled.push(i >= 0 ? candles[i]! : flatCandle(time, filled[filled.length - 1]!.close))
+  })
+  return filled
 }
 
 /**

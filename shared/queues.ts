@@ -28,12 +28,18 @@ export const IndicatorJobNames = {
   recomputeAll: 'recompute-all',
   /** On demand: one token. */
   recomputeToken: 'recompute-token',
+  /** Tokens whose closed candles changed (late or re-delivered records): each from its stored candles. */
+  recomputeTokens: 'recompute-tokens',
+  /** Scheduled after each 4-hour boundary: every token steps to the new interval from its carried state. */
+  advance: 'advance',
 } as const
 export type IndicatorJobName = (typeof IndicatorJobNames)[keyof typeof IndicatorJobNames]
 
 export interface IndicatorJobData {
   'recompute-all': Record<string, never>
   'recompute-token': { contract_address: string }
+  'recompute-tokens': { contract_addresses: string[] }
+  advance: Record<string, never>
 }
 
 /**

@@ -26,6 +26,8 @@ export function redisKey(prefix: string, ...parts: string[]): string {
  */
 export const StoreScopedKeySpaces = {
   technicalAnalysis: 'ta',
+  /** The indicator engine's carried state per token (one hash). */
+  indicatorState: 'ta-state',
   tokenIdClaim: 'token-id',
   tokenIdOwner: 'token-id-owner',
 } as const

@@ -21,6 +21,9 @@ function cli(env: Record<string, string>, ...args: string[]) {
   )
 }
 
+/** The engine's clock: fixed, so no run can cross a 4-hour boundary. */
+const NOW = Date.UTC(2026, 5, 1, 13, 30)
+
 describe('npm run indicators (the CLI, against a running engine)', () => {
   let rt: TestRuntime
   let role: RunningRole
@@ -29,7 +32,7 @@ describe('npm run indicators (the CLI, against a running engine)', () => {
   beforeAll(async () => {
     rt = await createTestRuntime()
     redis = createRedis(rt.config.redis.url)
-    role = await startIndicatorsRole(rt)
+    role = await startIndicatorsRole(rt, { clock: () => NOW })
   })
   afterAll(async () => {
     await role.stop()
@@ -39,7 +42,7 @@ describe('npm run indicators (the CLI, against a running engine)', () => {
 
   it('--token recomputes one token and says what it wrote', async () => {
     const address = addressOf(0x51)
-    const last = lastClosedCandleStart(Date.now())
+    const last = lastClosedCandleStart(NOW)
     await insertPrices(rt, Array.from({ length: 40 }, (_, i) => ({ address, time: last - i * CANDLE_MS, price: 10 + (i % 5) })))
     await redis.del(`${rt.config.redis.prefix}:ta:${address}`)
     const out = await cli(rt.env, '--token', address.toUpperCase().replace('0X', '0x'))

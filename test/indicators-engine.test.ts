@@ -32,7 +32,7 @@ describe('indicator engine: candles from ClickHouse, indicators, Redis', () => {
     rt = await createTestRuntime()
     redis = createRedis(rt.config.redis.url)
     engine = new IndicatorEngine(
-      { clickhouse: rt.clickhouse, tables: rt.tables, redis, redisPrefix: prefix(), logger: rt.logger },
+      { clickhouse: rt.clickhouse, tables: rt.tables, redis, redisPrefix: prefix(), logger: rt.logger, clock: () => NOW },
       { batchSize: 2, lockWaitMs: 300 },
     )
   })
@@ -45,7 +45,7 @@ describe('indicator engine: candles from ClickHouse, indicators, Redis', () => {
     const tokens = reference.vectors.map((v, i) => ({ vector: v, address: addressOf(100 + i) }))
     await insertTokens(rt, tokens.map((t) => ({ address: t.address, decimals: 18, symbol: t.vector.id })))
     for (const t of tokens) await insertPrices(rt, closesAsPrices(t.address, t.vector.closes))
-    const result = await engine.recomputeAll(NOW)
+    const result = await engine.recomputeAll()
     expect(result.written).toBe(tokens.length)
     for (const { vector, address } of tokens) {
       const ta = await readTechnicalAnalysis(redis, prefix(), address)
@@ -84,7 +84,7 @@ describe('indicator engine: candles from ClickHouse, indicators, Redis', () => {
     for (const [i, c] of cases.entries()) {
       const address = addressOf(200 + i)
       await insertPrices(rt, closesAsPrices(address, closes.slice(0, c.n)))
-      expect(await engine.recomputeToken(address, NOW)).toEqual({ written: 1 })
+      expect(await engine.recomputeToken(address)).toEqual({ written: 1 })
       const ta = await readTechnicalAnalysis(redis, prefix(), address)
       for (const field of fields) {
         if (c.nonNull.includes(field)) expect(ta![field], `${field} with ${c.n} candles`).not.toBeNull()
@@ -98,7 +98,7 @@ describe('indicator engine: candles from ClickHouse, indicators, Redis', () => {
   it('flat prices give rsi null', async () => {
     const address = addressOf(300)
     await insertPrices(rt, closesAsPrices(address, Array.from({ length: 60 }, () => 2.5)))
-    await engine.recomputeToken(address, NOW)
+    await engine.recomputeToken(address)
     const ta = await readTechnicalAnalysis(redis, prefix(), address)
     expect(ta!.rsi).toBeNull()
     expect(ta!.ma50).toBe(2.5)
@@ -112,7 +112,7 @@ describe('indicator engine: candles from ClickHouse, indicators, Redis', () => {
       rt,
       Array.from({ length: 20 }, (_, i) => ({ address, time: end - (19 - i) * 3 * CANDLE_MS, price: 100 + i, volume: 1 })),
     )
-    await engine.recomputeToken(address, NOW)
+    await engine.recomputeToken(address)
     const ta = await readTechnicalAnalysis(redis, prefix(), address)
     expect(ta!.candleCount).toBe(19 * 3 + 1 + 12)
     // The last day has no trades: flat at the last close, no volume.
@@ -126,7 +126,7 @@ describe('indicator engine: candles from ClickHouse, indicators, Redis', () => {
     await insertPrices(rt, closesAsPrices(address, closes))
     // A wild price in the interval in progress changes nothing.
     await insertPrices(rt, [{ address, time: NOW - 60_000, price: 1e6, volume: 1e9 }])
-    await engine.recomputeToken(address, NOW)
+    await engine.recomputeToken(address)
     const ta = await readTechnicalAnalysis(redis, prefix(), address)
     expect(ta!.candleCount).toBe(closes.length)
     expectClose(ta!.rsi, reference.vectors[2]!.expected.rsi14)
@@ -136,7 +136,7 @@ describe('indicator engine: candles from ClickHouse, indicators, Redis', () => {
   it('recompute-token of a token without closed candles writes nothing and says why', async () => {
     const address = addressOf(303)
     await insertPrices(rt, [{ address, time: NOW - 1000, price: 1 }]) // only the interval in progress
-    expect(await engine.recomputeToken(address, NOW)).toEqual({ written: 0, reason: NO_CANDLES_REASON })
+    expect(await engine.recomputeToken(address)).toEqual({ written: 0, reason: NO_CANDLES_REASON })
     expect(await redis.exists(technicalAnalysisKey(prefix(), address))).toBe(0)
   })
 
@@ -145,17 +145,17 @@ describe('indicator engine: candles from ClickHouse, indicators, Redis', () => {
     await insertPrices(rt, closesAsPrices(address, [1, 2, 3]))
     const other = new RecomputeLocks(redis, prefix(), 10_000)
     expect(await other.acquireMany([address])).toEqual([address])
-    const all = await engine.recomputeAll(NOW)
+    const all = await engine.recomputeAll()
     expect(all.skipped).toBe(1)
     expect(all.written).toBe(all.tokens - 1)
     expect(await redis.exists(technicalAnalysisKey(prefix(), address))).toBe(0)
-    await expect(engine.recomputeToken(address, NOW)).rejects.toThrow(/lock/)
+    await expect(engine.recomputeToken(address)).rejects.toThrow(/lock/)
     // Our release never deletes another owner's lock.
     const mine = new RecomputeLocks(redis, prefix(), 10_000)
     await mine.release([address])
     expect(await redis.get(other.key(address))).toBe(other.owner)
     await other.release([address])
-    expect(await engine.recomputeToken(address, NOW)).toEqual({ written: 1 })
+    expect(await engine.recomputeToken(address)).toEqual({ written: 1 })
     expect(await redis.exists(other.key(address))).toBe(0)
   })
 })

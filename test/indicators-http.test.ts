@@ -82,8 +82,8 @@ describe('indicator engine behind GET /technical-analysis', () => {
       await producer.close()
       await ingest.stop()
     }
-    const engine = new IndicatorEngine({ clickhouse: rt.clickhouse, tables: rt.tables, redis, redisPrefix: rt.config.redis.prefix, logger: rt.logger })
-    expect((await engine.recomputeAll(now)).written).toBe(tokens.length)
+    const engine = new IndicatorEngine({ clickhouse: rt.clickhouse, tables: rt.tables, redis, redisPrefix: rt.config.redis.prefix, logger: rt.logger, clock: () => now })
+    expect((await engine.recomputeAll()).written).toBe(tokens.length)
     for (const { vector, address } of tokens) {
       const res = await getJson(`${api.baseUrl}/technical-analysis?contract_address=${address}`)
       expect(res.status).toBe(200)
@@ -106,10 +106,10 @@ describe('indicator engine behind GET /technical-analysis', () => {
     roles.push(await startIndicatorsRole(rt)) // a restart, or a second engine process
     const schedulers = await queue.getJobSchedulers()
     expect(schedulers).toHaveLength(1)
-    expect(schedulers[0]).toMatchObject({ name: IndicatorJobNames.recomputeAll, every: CANDLE_MS })
+    expect(schedulers[0]).toMatchObject({ name: IndicatorJobNames.advance, every: CANDLE_MS })
     expect(schedulers[0]!.next! % CANDLE_MS).toBe(SCHEDULE_DELAY_MS)
     expect(schedulers[0]!.next!).toBeGreaterThan(Date.now())
-    const delayed = (await queue.getDelayed()).filter((j) => j.name === IndicatorJobNames.recomputeAll)
+    const delayed = (await queue.getDelayed()).filter((j) => j.name === IndicatorJobNames.advance)
     expect(delayed).toHaveLength(1)
   })
 

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest'
-import { computeIndicatorValues } from '../indicators/compute-indicators.js'
-import { latestMacd } from '../shared/indicator-math/macd.js'
+import { IndicatorState } from '../shared/indicator-math/indicator-state.js'
 import { latestPivots, pivotLevels } from '../shared/indicator-math/pivots.js'
-import { latestRsi } from '../shared/indicator-math/rsi.js'
-import { latestSma } from '../shared/indicator-math/sma.js'
 import { expectClose, referenceVectors, type ReferenceFile } from './support/ta-reference.js'
 
 const reference: ReferenceFile = referenceVectors()
+const latestSma = (closes: number[], period: number) => IndicatorState.ofCloses(closes).sma(period)
+const latestRsi = (closes: number[]) => IndicatorState.ofCloses(closes).rsi()
+const latestMacd = (closes: number[]) => IndicatorState.ofCloses(closes).macd()
 
 describe('indicator math against the TA-Lib reference vectors', () => {
   for (const vector of reference.vectors) {
@@ -52,7 +52,7 @@ describe('indicator math against the TA-Lib reference vectors', () => {
 
 describe('degenerate series', () => {
   it('no candles at all gives every indicator null, without NaN or a throw', () => {
-    expect(computeIndicatorValues([], [])).toEqual({
+    expect(IndicatorState.empty().values()).toEqual({
       pivotPoints: null,
       ma50: null,
       ma100: null,
@@ -64,7 +64,7 @@ describe('degenerate series', () => {
 
   it('flat prices: rsi is null (no movement), the averages are the price, macd is zero', () => {
     const closes = Array.from({ length: 250 }, () => 1.25)
-    const values = computeIndicatorValues(closes, [])
+    const values = IndicatorState.ofCloses(closes).values()
     expect(values.rsi).toBeNull()
     expect(values.ma50).toBe(1.25)
     expect(values.ma200).toBe(1.25)
@@ -119,5 +119,42 @@ describe('pivot points', () => {
       volume24: 21,
     })
     expect(latestPivots(candles.slice(-5))).toBeNull()
+  })
+})
+
+describe('carried state', () => {
+  /** mulberry32: a small seeded generator, so a failure can be replayed. */
+  function prng(seed: number) {
+    return () => {
+      seed = (seed + 0x6d2b79f5) | 0
+      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+    }
+  }
+
+  it('stored and restored at any candle, then fed the rest, gives the same bits as one pass', () => {
+    const random = prng(7)
+    for (let run = 0; run < 200; run++) {
+      const n = 1 + Math.floor(random() * 600)
+      let price = 1 + random() * 1000
+      const candles = Array.from({ length: n }, () => {
+        price *= 1 + (random() - 0.5) / 10
+        return { high: price * 1.01, low: price * 0.99, close: price, volume: Math.floor(random() * 100) }
+      })
+      const cut = Math.floor(random() * (n + 1))
+      const first = IndicatorState.of(candles.slice(0, cut))
+      const resumed = IndicatorState.fromBytes(new Uint8Array(first.toBytes()))!
+      for (const c of candles.slice(cut)) resumed.push(resumed.lastTime + 1, c.high, c.low, c.close, c.volume)
+      expect(resumed.values(), `run ${run}: ${n} candles cut at ${cut}`).toEqual(IndicatorState.of(candles).values())
+      expect(resumed.count).toBe(n)
+    }
+  })
+
+  it('bytes of another size or version are no state', () => {
+    const bytes = new Uint8Array(IndicatorState.ofCloses([1, 2, 3]).toBytes())
+    expect(IndicatorState.fromBytes(bytes.subarray(8))).toBeNull()
+    bytes.fill(0, 0, 8)
+    expect(IndicatorState.fromBytes(bytes)).toBeNull()
   })
 })

@@ -106,8 +106,8 @@ describe('GET /technical-analysis/history', () => {
   })
 
   it('its last point is the cached GET /technical-analysis result (by address and by token_id)', async () => {
-    const engine = new IndicatorEngine({ clickhouse: rt.clickhouse, tables: rt.tables, redis, redisPrefix: rt.config.redis.prefix, logger: rt.logger })
-    await engine.recomputeAll(now)
+    const engine = new IndicatorEngine({ clickhouse: rt.clickhouse, tables: rt.tables, redis, redisPrefix: rt.config.redis.prefix, logger: rt.logger, clock: () => now })
+    await engine.recomputeAll()
     for (const { address } of tokens) {
       const cached = await getJson(`${api.baseUrl}/technical-analysis?contract_address=${address}`)
       expect(cached.status).toBe(200)

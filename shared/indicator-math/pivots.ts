@@ -1,3 +1,5 @@
+import type { TechnicalAnalysis } from '../technical-analysis.js'
+
 export const PIVOT_CANDLES = 6
 
 export interface PivotInput {
@@ -7,17 +9,8 @@ export interface PivotInput {
   volume: number
 }
 
-export interface PivotPoints {
-  keyLevel: number
-  Resistance1: number
-  Support1: number
-  Resistance2: number
-  Support2: number
-  dailyHigh: number
-  dailyLow: number
-  dailyClose: number
-  volume24: number
-}
+/** The pivot points as served (shared/technical-analysis.ts declares their shape). */
+export type PivotPoints = NonNullable<TechnicalAnalysis['pivotPoints']>
 
 /** Classic floor pivots from H, L and C. */
 export function pivotLevels(high: number, low: number, close: number) {
