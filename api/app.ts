@@ -17,6 +17,7 @@ import { technicalAnalysisRouter } from './technical-analysis-routes.js'
 import type { TokenDirectory } from './token-directory.js'
 import { TokenPresence } from './token-presence.js'
 import { tokensRouter } from './tokens-routes.js'
+import { VersionedResults } from './versioned-results.js'
 
 export interface ApiDeps {
   clickhouse: ClickHouseClient
@@ -34,9 +35,9 @@ export interface ApiDeps {
 export function createApp(deps: ApiDeps): Express {
   const tokens = new TokenPresence(deps.clickhouse, deps.tables)
   const directory = deps.tokenDirectory
-  const holdings = new HoldingsRepository(deps.clickhouse, deps.tables, directory)
+  const holdings = new HoldingsRepository(deps.clickhouse, deps.tables, directory, new VersionedResults(deps.redis, deps.redisPrefix, 'holdings'))
   const hourCounts = new SwapHourCounts(deps.clickhouse, deps.tables, deps.redis, deps.redisPrefix)
-  const swaps = new SwapsRepository(deps.clickhouse, deps.tables, hourCounts, directory)
+  const swaps = new SwapsRepository(deps.clickhouse, deps.tables, hourCounts, directory, new VersionedResults(deps.redis, deps.redisPrefix, 'swaps'))
 
   const app = express()
   app.disable('x-powered-by')

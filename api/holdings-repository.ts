@@ -6,6 +6,7 @@ import type { Tables } from '../shared/tables.js'
 import type { Page } from './pagination.js'
 import type { TokenDirectory } from './token-directory.js'
 import { queryRows } from '../shared/query-rows.js'
+import type { ReadOptions, VersionedResults } from './versioned-results.js'
 
 interface HoldingRow {
   wallet_address: string
@@ -38,10 +39,17 @@ export class HoldingsRepository {
     private readonly clickhouse: ClickHouseClient,
     private readonly tables: Tables,
     private readonly tokens: Pick<TokenDirectory, 'ref'>,
+    private readonly kept: VersionedResults,
   ) {}
 
-  /** Every holding, or those of one token. */
-  async list(page: Page, contractAddress?: string): Promise<{ holdings: Holding[]; total: number }> {
+  /** Every holding, or those of one token; a page's rows are kept until holdings are stored again. */
+  async list(page: Page, contractAddress?: string, options: ReadOptions = {}): Promise<{ holdings: Holding[]; total: number }> {
+    const key = JSON.stringify([contractAddress ?? null, page.limit, page.offset])
+    const { rows, total } = await this.kept.read(key, () => this.listRows(page, contractAddress), options)
+    return { holdings: rows.map((r) => this.toHolding(r)), total }
+  }
+
+  private async listRows(page: Page, contractAddress?: string): Promise<{ rows: HoldingRow[]; total: number }> {
     const where = contractAddress === undefined ? '1' : 'contract_address = {address:String}'
     const params: Record<string, unknown> = contractAddress === undefined ? {} : { address: contractAddress }
     const [rows, totals] = await Promise.all([
@@ -53,7 +61,7 @@ export class HoldingsRepository {
       ),
       queryRows<{ total: string }>(this.clickhouse, `SELECT count() AS total FROM ${this.tables.holdings} FINAL WHERE ${where}`, params),
     ])
-    return { holdings: rows.map((r) => this.toHolding(r)), total: Number(totals[0]?.total ?? 0) }
+    return { rows, total: Number(totals[0]?.total ?? 0) }
   }
 
   async find(walletAddress: string, contractAddress: string): Promise<Holding | null> {

@@ -5,6 +5,7 @@ import { sendPage, sendResult } from './envelope.js'
 import { badRequest, notFound } from './http-error.js'
 import type { HoldingsRepository } from './holdings-repository.js'
 import { parsePage } from './pagination.js'
+import { readOptionsOf } from './versioned-results.js'
 import type { TokenDirectory } from './token-directory.js'
 
 export function holdingsRouter(holdings: HoldingsRepository, directory: TokenDirectory): Router {
@@ -13,7 +14,7 @@ export function holdingsRouter(holdings: HoldingsRepository, directory: TokenDir
   router.get('/holdings', async (req, res) => {
     const page = parsePage(req)
     await directory.fresh()
-    const { holdings: result, total } = await holdings.list(page)
+    const { holdings: result, total } = await holdings.list(page, undefined, readOptionsOf(req))
     sendPage(res, result, { ...page, total })
   })
 
@@ -21,7 +22,7 @@ export function holdingsRouter(holdings: HoldingsRepository, directory: TokenDir
     const address = parseAddress(req.params.contract_address, 'contract_address')
     const page = parsePage(req)
     await directory.fresh()
-    const { holdings: result, total } = await holdings.list(page, address)
+    const { holdings: result, total } = await holdings.list(page, address, readOptionsOf(req))
     // A token is known by its metadata or by holdings of it (metadata may come later).
     if (total === 0 && directory.get(address) === undefined) {
       throw notFound(`No token with contract address ${address}`)

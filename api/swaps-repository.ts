@@ -8,6 +8,7 @@ import type { Tables } from '../shared/tables.js'
 import type { Page } from './pagination.js'
 import type { SwapCursor } from './swap-cursor.js'
 import type { SwapHourCounts } from './swap-hour-counts.js'
+import type { ReadOptions, VersionedResults } from './versioned-results.js'
 
 export interface SwapFilter {
   /** Inclusive bounds, ms since the epoch. */
@@ -72,7 +73,9 @@ const AT_OR_BEFORE_CURSOR = `timestamp >= fromUnixTimestamp64Milli({cursorTs:Int
  * - a wallet or token filter picks the page's keys from swaps_by_wallet or
  *   swap_legs_by_token (ordered by that, then time) and reads those rows by key;
  * - a hash is found through swap_locations.
- * Token metadata comes from memory (the token directory), not from a join.
+ * Token metadata comes from memory (the token directory), not from a join. The rows of a
+ * page are kept until ingestion stores swaps again (versioned-results.ts); token metadata
+ * is applied to them at every request.
  */
 export class SwapsRepository {
   constructor(
@@ -80,18 +83,24 @@ export class SwapsRepository {
     private readonly tables: Tables,
     private readonly hourCounts: SwapHourCounts,
     private readonly tokens: TokenRefs,
+    private readonly kept: VersionedResults,
   ) {}
 
-  async list(filter: SwapFilter, page: Page, start: PageStart): Promise<SwapPage> {
+  async list(filter: SwapFilter, page: Page, start: PageStart, options: ReadOptions = {}): Promise<SwapPage> {
     const range = { start: Math.min(filter.startMs, MAX_TIMESTAMP_MS), end: Math.min(filter.endMs, MAX_TIMESTAMP_MS) }
     const cursor = 'cursor' in start ? start.cursor : undefined
     const cursorParams: Params = cursor
       ? { cursorTs: cursor.timestampMs, cursorHash: cursor.hash, cursorChain: cursor.chainId }
       : {}
-    const result =
-      filter.walletAddress === undefined && filter.tokenAddresses === undefined
-        ? await this.listRange(range, page, start, cursorParams)
-        : await this.listIndexed(filter, range, page, start, cursorParams)
+    const key = JSON.stringify(['list', range, filter.walletAddress, filter.tokenAddresses, page.limit, start])
+    const result = await this.kept.read(
+      key,
+      () =>
+        filter.walletAddress === undefined && filter.tokenAddresses === undefined
+          ? this.listRange(range, page, start, cursorParams)
+          : this.listIndexed(filter, range, page, start, cursorParams),
+      options,
+    )
     const last = result.rows.at(-1)
     const hasMore = last !== undefined && result.rows.length === page.limit && result.offset + page.limit < result.total
     return {
@@ -199,12 +208,17 @@ export class SwapsRepository {
   }
 
   /** One record per transaction hash; should two chains share a hash, the lowest chain id. */
-  async findByHash(hash: string): Promise<SwapTransaction | null> {
-    const rows = await this.rows(
-      `SELECT ${SELECT_ROW} FROM ${this.tables.swaps} FINAL
-       WHERE ${KEY} IN (SELECT ${KEY_COLUMNS} FROM ${this.tables.swapLocations} FINAL WHERE hash = {hash:String})
-       ORDER BY chain_id LIMIT 1`,
-      { hash },
+  async findByHash(hash: string, options: ReadOptions = {}): Promise<SwapTransaction | null> {
+    const rows = await this.kept.read(
+      JSON.stringify(['hash', hash]),
+      () =>
+        this.rows(
+          `SELECT ${SELECT_ROW} FROM ${this.tables.swaps} FINAL
+           WHERE ${KEY} IN (SELECT ${KEY_COLUMNS} FROM ${this.tables.swapLocations} FINAL WHERE hash = {hash:String})
+           ORDER BY chain_id LIMIT 1`,
+          { hash },
+        ),
+      options,
     )
     return rows[0] ? this.toSwap(rows[0]) : null
   }

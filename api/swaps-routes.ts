@@ -8,6 +8,7 @@ import { decodeSwapCursor, encodeSwapCursor, queryFingerprint } from './swap-cur
 import type { PageStart, SwapFilter, SwapsRepository } from './swaps-repository.js'
 import { parseTimeRange } from './time-range.js'
 import type { TokenDirectory } from './token-directory.js'
+import { readOptionsOf } from './versioned-results.js'
 
 export function swapsRouter(swaps: SwapsRepository, directory: TokenDirectory): Router {
   const router = Router()
@@ -27,7 +28,7 @@ export function swapsRouter(swaps: SwapsRepository, directory: TokenDirectory): 
     }
     const fingerprint = queryFingerprint([range.startMs, range.endMs, filter.walletAddress, tokenId])
     const start = pageStart(req, page.offset, fingerprint)
-    const result = await swaps.list(filter, page, start)
+    const result = await swaps.list(filter, page, start, readOptionsOf(req))
     const next = result.next === null ? null : encodeSwapCursor(result.next, fingerprint)
     sendPage(res, result.swaps, { limit: page.limit, offset: result.offset, total: result.total }, next)
   })
@@ -35,7 +36,7 @@ export function swapsRouter(swaps: SwapsRepository, directory: TokenDirectory): 
   router.get('/swap-transactions/:hash', async (req, res) => {
     const hash = parseTxHash(req.params.hash, 'hash')
     await directory.fresh()
-    const swap = await swaps.findByHash(hash)
+    const swap = await swaps.findByHash(hash, readOptionsOf(req))
     if (swap === null) throw notFound(`No swap transaction with hash ${hash}`)
     sendResult(res, swap)
   })

@@ -14,6 +14,8 @@ export interface IngestJobContext {
   tokenIds: TokenIdRegistry
   /** Told which hours of swaps changed, after they are stored and before the job is acknowledged. */
   onSwapHoursStored?: (hours: ReadonlySet<number>) => Promise<void>
+  /** Told that holdings were written, once stored and before the job is acknowledged. */
+  onHoldingsStored?: () => Promise<void>
   /** Told which tokens' metadata was written, once stored and before the job is acknowledged. */
   onTokensStored?: (addresses: readonly string[]) => Promise<void>
 }
@@ -38,6 +40,7 @@ export async function processIngestJob(data: unknown, ctx: IngestJobContext): Pr
   if (letters.length > 0) batches.push({ table: ctx.tables.deadLetters, rows: letters })
   await ctx.writer.write(batches)
   if (swapHours !== undefined) await ctx.onSwapHoursStored?.(swapHours)
+  if (type === 'holding' && accepted > 0) await ctx.onHoldingsStored?.()
   if (tokenAddresses !== undefined && tokenAddresses.length > 0) await ctx.onTokensStored?.(tokenAddresses)
   return { accepted, rejected: letters.length }
 }

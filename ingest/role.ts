@@ -1,5 +1,6 @@
 import { createRedis } from '../shared/redis.js'
 import { markSwapHoursChanged } from '../shared/swap-hours.js'
+import { markHoldingsChanged } from '../shared/data-versions.js'
 import type { RunningRole, Runtime } from '../shared/runtime.js'
 import { publishTokensChanged } from '../shared/token-events.js'
 import { BatchWriter } from './batch-writer.js'
@@ -26,8 +27,9 @@ export async function startIngestRole(runtime: Runtime): Promise<RunningRole> {
   )
   const tokenIds = new TokenIdRegistry(clickhouse, tables, commands, config.redis.prefix)
   const onSwapHoursStored = (hours: ReadonlySet<number>) => markSwapHoursChanged(commands, config.redis.prefix, hours)
+  const onHoldingsStored = () => markHoldingsChanged(commands, config.redis.prefix)
   const onTokensStored = (addresses: readonly string[]) => publishTokensChanged(commands, config.redis.prefix, addresses)
-  const worker = createIngestWorker(config, bullConnection, { writer, tables, tokenIds, onSwapHoursStored, onTokensStored }, logger)
+  const worker = createIngestWorker(config, bullConnection, { writer, tables, tokenIds, onSwapHoursStored, onHoldingsStored, onTokensStored }, logger)
   await worker.waitUntilReady()
   logger.info('ingest worker started', { concurrency: config.ingest.concurrency })
 

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import { markHoldingsChanged } from '../../shared/data-versions.js'
 import { createRedis } from '../../shared/redis.js'
 import type { Runtime } from '../../shared/runtime.js'
 import type { TechnicalAnalysis } from '../../shared/technical-analysis.js'
@@ -139,6 +140,13 @@ export async function insertHoldings(runtime: Runtime, rows: HoldingRowInput[]):
       as_of: r.as_of ?? Date.now(),
     })),
   )
+  // As the ingest workers do after storing holdings: an API's kept pages see them.
+  const redis = createRedis(runtime.config.redis.url)
+  try {
+    await markHoldingsChanged(redis, runtime.config.redis.prefix)
+  } finally {
+    redis.disconnect()
+  }
 }
 
 export async function insertPrices(runtime: Runtime, rows: PriceRowInput[]): Promise<void> {
