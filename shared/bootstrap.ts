@@ -1,5 +1,6 @@
 import { createClickHouse } from './clickhouse.js'
 import type { Config } from './config.js'
+import { applyInsertDurability } from './insert-durability.js'
 import { createLogger } from './logger.js'
 import { migrate } from './migrate.js'
 import type { Runtime } from './runtime.js'
@@ -8,9 +9,11 @@ import { tablesFor } from './tables.js'
 /** Opens ClickHouse and brings its schema up to date: the first step of every entry point. */
 export async function openRuntime(config: Config, role: string): Promise<Runtime> {
   const logger = createLogger(config.logLevel, { role })
-  const clickhouse = createClickHouse(config.clickhouse)
+  const clickhouse = createClickHouse(config.clickhouse, config.storage)
   const tables = tablesFor(config.clickhouse.database)
-  const applied = await migrate(clickhouse, tables)
+  const applied = await migrate(clickhouse, tables, undefined, config.storage)
   if (applied.length > 0) logger.info('applied migrations', { versions: applied })
+  const durability = await applyInsertDurability(clickhouse, tables, config.storage)
+  if (durability.length > 0) logger.info(config.storage.fsync ? 'inserts fsynced from now on' : 'inserts no longer fsynced', { tables: durability })
   return { config, clickhouse, tables, logger }
 }

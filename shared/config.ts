@@ -31,6 +31,10 @@ const envSchema = z.object({
   CLICKHOUSE_PASSWORD: z.string().default(''),
   CLICKHOUSE_DATABASE: identifier.default('smart_money'),
   CLICKHOUSE_PATH: z.string().min(1).default('./data/clickhouse'),
+  /** A cluster of the ClickHouse servers' configuration: the schema is created in its cluster variant (docs/scale-out.md). */
+  CLICKHOUSE_CLUSTER: identifier.optional(),
+  /** fsync every inserted part before the insert (and so the job) is acknowledged (shared/insert-durability.ts). */
+  CLICKHOUSE_FSYNC: booleanFlag.default(true),
 
   REDIS_URL: z.string().min(1).default('redis://127.0.0.1:6379'),
   /** Prefix of every Redis key this service writes (BullMQ queues and caches). */
@@ -69,6 +73,9 @@ const envSchema = z.object({
 }).refine((e) => e.HTTP_HEADERS_TIMEOUT_MS <= e.HTTP_REQUEST_TIMEOUT_MS, {
   path: ['HTTP_HEADERS_TIMEOUT_MS'],
   message: 'must not exceed HTTP_REQUEST_TIMEOUT_MS',
+}).refine((e) => e.CLICKHOUSE_CLUSTER === undefined || e.CLICKHOUSE_URL !== undefined, {
+  path: ['CLICKHOUSE_CLUSTER'],
+  message: 'needs CLICKHOUSE_URL (a cluster is made of ClickHouse servers, not the embedded engine)',
 })
 
 export type Env = z.input<typeof envSchema>
@@ -82,6 +89,8 @@ export interface Config {
   clickhouse:
     | { mode: 'server'; url: string; user: string; password: string; database: string }
     | { mode: 'embedded'; path: string; database: string }
+  /** How the store is laid out and written: one server or a cluster (null), inserts fsynced or not. */
+  storage: { cluster: string | null; fsync: boolean }
   redis: { url: string; prefix: string; autostart: boolean; dataDir: string }
   sampleData: boolean
   ingest: {
@@ -143,6 +152,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
           database: e.CLICKHOUSE_DATABASE,
         }
       : { mode: 'embedded', path: e.CLICKHOUSE_PATH, database: e.CLICKHOUSE_DATABASE },
+    storage: { cluster: e.CLICKHOUSE_CLUSTER ?? null, fsync: e.CLICKHOUSE_FSYNC },
     redis: { url: e.REDIS_URL, prefix: e.REDIS_PREFIX, autostart: e.REDIS_AUTOSTART, dataDir: e.REDIS_DATA_DIR },
     sampleData: e.SAMPLE_DATA,
     ingest: {

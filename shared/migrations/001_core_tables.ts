@@ -1,15 +1,27 @@
+import type { Tables } from '../tables.js'
+import { holdingsTableDdl } from './003_holdings_by_token.js'
 import type { Migration } from './migration.js'
 
 /**
  * Each table is keyed by what identifies its record in the world, in a
  * ReplacingMergeTree, so writing a record again replaces it instead of doubling it.
  * Raw token amounts are UInt256: every digit of a uint256 survives.
+ *
+ * On a cluster the first swaps layout (moved by migration 2) is not created, and holdings
+ * are created keyed by token at once (migration 3's layout).
  */
 export const coreTables: Migration = {
   version: 1,
   name: 'core_tables',
-  statements: (t) => [
-    `CREATE TABLE IF NOT EXISTS ${t.tokens} (
+  statements: (t) => [tokensDdl(t), legacySwapsDdl(t), holdingsByWalletDdl(t), pricesDdl(t), deadLettersDdl(t)],
+  cluster: {
+    statements: (t) => [tokensDdl(t), holdingsTableDdl(t.holdings), pricesDdl(t), deadLettersDdl(t)],
+    run: true,
+  },
+}
+
+function tokensDdl(t: Tables): string {
+  return `CREATE TABLE IF NOT EXISTS ${t.tokens} (
       contract_address String,
       id String,
       chain_id UInt32,
@@ -18,9 +30,11 @@ export const coreTables: Migration = {
       decimals UInt8,
       updated_at DateTime64(3, 'UTC')
     ) ENGINE = ReplacingMergeTree(updated_at)
-    ORDER BY contract_address`,
+    ORDER BY contract_address`
+}
 
-    `CREATE TABLE IF NOT EXISTS ${t.legacySwaps} (
+function legacySwapsDdl(t: Tables): string {
+  return `CREATE TABLE IF NOT EXISTS ${t.legacySwaps} (
       chain_id UInt32,
       hash String,
       block_number UInt64,
@@ -37,9 +51,11 @@ export const coreTables: Migration = {
       INDEX swaps_wallet wallet_address TYPE bloom_filter GRANULARITY 4,
       INDEX swaps_hash hash TYPE bloom_filter GRANULARITY 4
     ) ENGINE = ReplacingMergeTree(ingested_at)
-    ORDER BY (chain_id, hash)`,
+    ORDER BY (chain_id, hash)`
+}
 
-    `CREATE TABLE IF NOT EXISTS ${t.holdings} (
+function holdingsByWalletDdl(t: Tables): string {
+  return `CREATE TABLE IF NOT EXISTS ${t.holdings} (
       wallet_address String,
       contract_address String,
       balance_raw UInt256,
@@ -47,18 +63,22 @@ export const coreTables: Migration = {
       as_of DateTime64(3, 'UTC'),
       INDEX holdings_token contract_address TYPE bloom_filter GRANULARITY 4
     ) ENGINE = ReplacingMergeTree(as_of)
-    ORDER BY (wallet_address, contract_address)`,
+    ORDER BY (wallet_address, contract_address)`
+}
 
-    `CREATE TABLE IF NOT EXISTS ${t.prices} (
+function pricesDdl(t: Tables): string {
+  return `CREATE TABLE IF NOT EXISTS ${t.prices} (
       contract_address String,
       timestamp DateTime64(3, 'UTC'),
       price_usd Float64,
       volume_usd Nullable(Float64),
       ingested_at DateTime64(3, 'UTC')
     ) ENGINE = ReplacingMergeTree(ingested_at)
-    ORDER BY (contract_address, timestamp)`,
+    ORDER BY (contract_address, timestamp)`
+}
 
-    `CREATE TABLE IF NOT EXISTS ${t.deadLetters} (
+function deadLettersDdl(t: Tables): string {
+  return `CREATE TABLE IF NOT EXISTS ${t.deadLetters} (
       id String,
       record_type LowCardinality(String),
       payload String,
@@ -68,6 +88,5 @@ export const coreTables: Migration = {
       redriven_at Nullable(DateTime64(3, 'UTC')),
       updated_at DateTime64(3, 'UTC')
     ) ENGINE = ReplacingMergeTree(updated_at)
-    ORDER BY id`,
-  ],
+    ORDER BY id`
 }

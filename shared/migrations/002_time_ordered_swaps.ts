@@ -5,12 +5,14 @@ import type { Migration } from './migration.js'
  * Swaps ordered by time, with access paths by hash, wallet and token (see
  * schema/swaps-schema.ts). An existing store is moved by re-inserting the latest version
  * of every swap through the new entry table, then the old table is dropped. Re-running
- * after a crash is harmless: a swap inserted twice is stored once.
+ * after a crash is harmless: a swap inserted twice is stored once. A cluster has no first
+ * layout to move.
  */
 export const timeOrderedSwaps: Migration = {
   version: 2,
   name: 'time_ordered_swaps',
   statements: (t) => swapsSchemaDdl(t),
+  cluster: { statements: (t) => swapsSchemaDdl(t), run: false },
   async run(clickhouse, t) {
     const rs = await clickhouse.query({
       query: 'SELECT count() AS n FROM system.tables WHERE database = {db:String} AND name = {name:String}',

@@ -34,11 +34,13 @@ export function holdingsStagingTable(t: Tables): string {
  * Safe to re-run after a crash at any point: before the exchange the holdings table still
  * has the old key, and the copy starts afresh; after it, the old rows wait in the staging
  * table, which is copied over again and dropped; once done, nothing is left to do.
+ * On a cluster migration 1 creates the holdings keyed by token already: nothing to do.
  */
 export const holdingsByToken: Migration = {
   version: 3,
   name: 'holdings_by_token',
   statements: () => [],
+  cluster: { statements: () => [], run: false },
   async run(clickhouse, t) {
     const staging = holdingsStagingTable(t)
     const command = (query: string) => clickhouse.command({ query })
