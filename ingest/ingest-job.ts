@@ -4,6 +4,7 @@ import type { Tables } from '../shared/tables.js'
 import type { BatchWriter, TableRows } from './batch-writer.js'
 import { deadLetterRow, type DeadLetterRow } from './dead-letter-store.js'
 import { swapLines } from './swap-lines.js'
+import { swapRetractionRows } from './swap-retractions.js'
 import { holdingRow, priceRow, tokenRow } from './table-rows.js'
 import type { TokenIdRegistry } from './token-ids.js'
 import { validateRecords, type Rejected } from './validate-records.js'
@@ -70,6 +71,8 @@ async function rowsFor(
       const { valid, rejected } = validateRecords('price', records)
       return objectRows(tables.prices, valid.map((r) => priceRow(r, now)), rejected)
     }
+    case 'swap_retraction':
+      return swapRetractionRows(records, tables, now)
     case 'token': {
       const validated = validateRecords('token', records)
       // A token whose id another token holds is refused (dead-lettered) like an invalid one.

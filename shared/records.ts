@@ -131,11 +131,26 @@ export const priceRecord = z.object({
   ),
 })
 
+/**
+ * Withdraws a stored swap (a chain source's swap whose block was orphaned by a reorg): the
+ * worker writes a tombstone of that version into every swaps table. It names the version
+ * as it was delivered (time, wallet, both tokens), which is what the tombstones are keyed by.
+ */
+export const swapRetractionRecord = z.object({
+  hash: txHash,
+  chain_id: chainId,
+  timestamp: timestampMs,
+  wallet_address: address,
+  token_sold_address: address,
+  token_bought_address: address,
+})
+
 export const recordSchemas = {
   token: tokenRecord,
   swap: swapRecord,
   holding: holdingRecord,
   price: priceRecord,
+  swap_retraction: swapRetractionRecord,
 } as const
 
 export type RecordType = keyof typeof recordSchemas
@@ -145,6 +160,7 @@ export type TokenRecord = z.output<typeof tokenRecord>
 export type SwapRecord = z.output<typeof swapRecord>
 export type HoldingRecord = z.output<typeof holdingRecord>
 export type PriceRecord = z.output<typeof priceRecord>
+export type SwapRetractionRecord = z.output<typeof swapRetractionRecord>
 export type RecordOf<T extends RecordType> = z.output<(typeof recordSchemas)[T]>
 /** What a producer may send (before normalization). */
 export type RecordInput<T extends RecordType> = z.input<(typeof recordSchemas)[T]>
