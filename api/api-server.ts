@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { createRedis } from '../shared/redis.js'
 import type { Runtime } from '../shared/runtime.js'
+import { readAccess } from './access-control.js'
 import { createApp } from './app.js'
 import { answerClientError } from './client-error-response.js'
 import { ConnectionDrainer } from './connection-draining.js'
@@ -63,6 +64,7 @@ export async function startApiServer(runtime: Runtime, port: number, host?: stri
     redisPrefix: config.redis.prefix,
     onDemand,
     tokenDirectory,
+    seriesCaching: { maxAgeS: config.httpApi.closedSeriesMaxAgeS, shared: config.httpApi.apiKeys.length === 0 },
   })
   const health = healthRouter({
     logger,
@@ -76,7 +78,7 @@ export async function startApiServer(runtime: Runtime, port: number, host?: stri
   })
   const queueMetrics = new QueueMetrics(config.redis, runtime.clickhouse, runtime.tables)
   const metrics = metricsRouter(queueMetrics)
-  const server = createServer(httpServerOptions(config.http), createRootApp({ api: app, health, metrics, logger }))
+  const server = createServer(httpServerOptions(config.http), createRootApp({ api: app, health, metrics, access: readAccess(config.httpApi, redis, config.redis.prefix, logger), logger }))
   server.maxConnections = config.http.maxConnections
   server.on('clientError', answerClientError)
   logDroppedConnections(server, logger, config.http.maxConnections)

@@ -3,6 +3,7 @@ import type { ClickHouseClient } from '../shared/clickhouse.js'
 import type { Logger } from '../shared/logger.js'
 import type { Redis } from '../shared/redis.js'
 import type { Tables } from '../shared/tables.js'
+import { revalidateAlways, type SeriesCachePolicy } from './cache-control.js'
 import { candlesRouter } from './candles-route.js'
 import { chartPageRouter } from './chart-page/chart-page-route.js'
 import { errorResponder, unknownRoute } from './error-handling.js'
@@ -18,6 +19,9 @@ import type { TokenDirectory } from './token-directory.js'
 import { TokenPresence } from './token-presence.js'
 import { tokensRouter } from './tokens-routes.js'
 import { VersionedResults } from './versioned-results.js'
+import { walletsRouter } from './wallets-routes.js'
+import { TokenFlowsRepository } from './token-flows-repository.js'
+import { tokenFlowsRouter } from './token-flows-route.js'
 
 export interface ApiDeps {
   clickhouse: ClickHouseClient
@@ -29,6 +33,8 @@ export interface ApiDeps {
   onDemand: OnDemandComputation
   /** Every token's metadata in memory, kept current by ingestion's change events. */
   tokenDirectory: TokenDirectory
+  /** How long a series of closed candles may be cached (cache-control.ts). */
+  seriesCaching: SeriesCachePolicy
 }
 
 /** The read API: every endpoint of section 4, JSON errors everywhere else. */
@@ -37,18 +43,24 @@ export function createApp(deps: ApiDeps): Express {
   const directory = deps.tokenDirectory
   const holdings = new HoldingsRepository(deps.clickhouse, deps.tables, directory, new VersionedResults(deps.redis, deps.redisPrefix, 'holdings'))
   const hourCounts = new SwapHourCounts(deps.clickhouse, deps.tables, deps.redis, deps.redisPrefix)
-  const swaps = new SwapsRepository(deps.clickhouse, deps.tables, hourCounts, directory, new VersionedResults(deps.redis, deps.redisPrefix, 'swaps'))
+  const keptSwaps = new VersionedResults(deps.redis, deps.redisPrefix, 'swaps')
+  const swaps = new SwapsRepository(deps.clickhouse, deps.tables, hourCounts, directory, keptSwaps)
+  const flows = new TokenFlowsRepository(deps.clickhouse, deps.tables, keptSwaps)
 
   const app = express()
   app.disable('x-powered-by')
-  app.set('etag', false)
+  // Weak: the same tag whether the body goes out gzip, br or as is (compression in root-app.ts).
+  app.set('etag', 'weak')
+  app.use(revalidateAlways)
   // GET /technical-analysis also takes its parameters as a JSON body.
   app.use(express.json({ limit: '16kb' }))
   app.use(tokensRouter(directory))
-  app.use(candlesRouter({ clickhouse: deps.clickhouse, tables: deps.tables, tokens }))
+  app.use(candlesRouter({ clickhouse: deps.clickhouse, tables: deps.tables, tokens, caching: deps.seriesCaching }))
   app.use(holdingsRouter(holdings, directory))
   app.use(swapsRouter(swaps, directory))
-  app.use(technicalAnalysisHistoryRouter({ clickhouse: deps.clickhouse, tables: deps.tables, directory, tokens }))
+  app.use(walletsRouter(holdings, directory))
+  app.use(tokenFlowsRouter({ flows, directory, tokens }))
+  app.use(technicalAnalysisHistoryRouter({ clickhouse: deps.clickhouse, tables: deps.tables, directory, tokens, caching: deps.seriesCaching }))
   app.use(technicalAnalysisRouter({ directory, tokens, redis: deps.redis, redisPrefix: deps.redisPrefix, onDemand: deps.onDemand }))
   app.use(chartPageRouter())
   app.use(unknownRoute)

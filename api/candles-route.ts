@@ -5,7 +5,9 @@ import type { Tables } from '../shared/tables.js'
 import { parseAddress } from './address-params.js'
 import { parseCandleInterval, parseOptionalTimeRange } from './candle-params.js'
 import { roundCandle } from './candle-rounding.js'
-import { sendPage } from './envelope.js'
+import { cacheClosedSeries, type SeriesCachePolicy } from './cache-control.js'
+import { CANDLE_COLUMNS } from './csv-columns.js'
+import { parseListFormat, sendListPage } from './csv-format.js'
 import { notFound } from './http-error.js'
 import { MAX_SERIES_LIMIT, parsePage } from './pagination.js'
 import { seriesWindow } from './series-window.js'
@@ -15,6 +17,7 @@ export interface CandlesDeps {
   clickhouse: ClickHouseClient
   tables: Tables
   tokens: TokenPresence
+  caching: SeriesCachePolicy
 }
 
 /**
@@ -31,10 +34,13 @@ export function candlesRouter(deps: CandlesDeps): Router {
     const interval = parseCandleInterval(req)
     const range = parseOptionalTimeRange(req)
     const page = parsePage(req, MAX_SERIES_LIMIT)
+    const format = parseListFormat(req)
     if (!(await deps.tokens.isKnownAddress(address))) throw notFound(`No token with contract address ${address}`)
-    const candles = await closedCandles(deps.clickhouse, deps.tables, address, Date.now(), interval.ms)
+    const now = Date.now()
+    const candles = await closedCandles(deps.clickhouse, deps.tables, address, now, interval.ms)
     const { from, to, total } = seriesWindow(candles, range, page)
-    sendPage(res, candles.slice(from, to).map(roundCandle), { ...page, total })
+    cacheClosedSeries(res, deps.caching, range, interval.ms, now)
+    await sendListPage(res, format, CANDLE_COLUMNS, { rows: candles.slice(from, to).map(roundCandle), pagination: { ...page, total } })
   })
 
   return router

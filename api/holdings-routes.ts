@@ -1,7 +1,9 @@
 import { Router } from 'express'
 import { parseHoldingId } from '../shared/ids.js'
 import { parseAddress } from './address-params.js'
-import { sendPage, sendResult } from './envelope.js'
+import { HOLDING_COLUMNS } from './csv-columns.js'
+import { parseListFormat, sendListPage } from './csv-format.js'
+import { sendResult } from './envelope.js'
 import { badRequest, notFound } from './http-error.js'
 import type { HoldingsRepository } from './holdings-repository.js'
 import { parsePage } from './pagination.js'
@@ -13,21 +15,23 @@ export function holdingsRouter(holdings: HoldingsRepository, directory: TokenDir
 
   router.get('/holdings', async (req, res) => {
     const page = parsePage(req)
+    const format = parseListFormat(req)
     await directory.fresh()
     const { holdings: result, total } = await holdings.list(page, undefined, readOptionsOf(req))
-    sendPage(res, result, { ...page, total })
+    await sendListPage(res, format, HOLDING_COLUMNS, { rows: result, pagination: { ...page, total } })
   })
 
   router.get('/holdings/token/:contract_address', async (req, res) => {
     const address = parseAddress(req.params.contract_address, 'contract_address')
     const page = parsePage(req)
+    const format = parseListFormat(req)
     await directory.fresh()
     const { holdings: result, total } = await holdings.list(page, address, readOptionsOf(req))
     // A token is known by its metadata or by holdings of it (metadata may come later).
     if (total === 0 && directory.get(address) === undefined) {
       throw notFound(`No token with contract address ${address}`)
     }
-    sendPage(res, result, { ...page, total })
+    await sendListPage(res, format, HOLDING_COLUMNS, { rows: result, pagination: { ...page, total } })
   })
 
   router.get('/holdings/:id', async (req, res) => {

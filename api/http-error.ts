@@ -1,5 +1,5 @@
 /** The statuses a handler may answer with (408 and 431 come from the server itself, see client-error-response.ts). */
-export type HttpErrorStatus = 400 | 404 | 405 | 500 | 503
+export type HttpErrorStatus = 400 | 401 | 404 | 405 | 429 | 500 | 503
 
 /** An error that becomes an HTTP response: `{"status":"error","message":...}` with this status. */
 export class HttpError extends Error {

@@ -1,5 +1,7 @@
+import compression from 'compression'
 import express, { type Express, type Router } from 'express'
 import type { Logger } from '../shared/logger.js'
+import type { ReadAccess } from './access-control.js'
 import { errorResponder } from './error-handling.js'
 import { methodGuard } from './method-guard.js'
 import { requestLogging } from './request-logging.js'
@@ -13,24 +15,33 @@ export interface RootAppParts {
   health: Router
   /** GET /metrics. */
   metrics: Router
+  /** CORS, API keys and rate limits (access-control.ts). */
+  access: ReadAccess
   logger: Logger
 }
 
 /**
  * What the HTTP server runs: the checks every request passes first (method, structured
  * query parameters), the operator's endpoints, then the read API, with the same JSON
- * errors throughout.
+ * errors throughout. CORS comes before the method guard (it answers an allowed origin's
+ * preflight OPTIONS); compression (gzip or br, as the client accepts, above 1 KB) covers
+ * every response; API keys and rate limits apply to the read API only, so health checks,
+ * readiness probes and metrics scrapes never need a key or spend a budget.
  */
 export function createRootApp(parts: RootAppParts): Express {
   const root = express()
   root.disable('x-powered-by')
   root.set('etag', false)
+  root.set('trust proxy', parts.access.trustProxy)
   root.use(requestLogging(parts.logger))
   root.use(requestMetrics)
+  root.use(parts.access.cors)
   root.use(methodGuard)
   root.use(structuredQueryGuard)
+  root.use(compression())
   root.use(parts.health)
   root.use(parts.metrics)
+  root.use(parts.access.guard)
   root.use(parts.api)
   root.use(errorResponder(parts.logger))
   return root

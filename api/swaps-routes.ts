@@ -1,6 +1,8 @@
 import { Router, type Request } from 'express'
 import { isAddress, parseAddress, parseTxHash } from './address-params.js'
-import { sendPage, sendResult } from './envelope.js'
+import { SWAP_COLUMNS } from './csv-columns.js'
+import { parseListFormat, sendListPage } from './csv-format.js'
+import { sendResult } from './envelope.js'
 import { badRequest, notFound } from './http-error.js'
 import { parsePage } from './pagination.js'
 import { singleQueryValue } from './query-params.js'
@@ -16,6 +18,7 @@ export function swapsRouter(swaps: SwapsRepository, directory: TokenDirectory): 
   router.get('/swap-transactions', async (req, res) => {
     const range = parseTimeRange(req)
     const page = parsePage(req)
+    const format = parseListFormat(req)
     await directory.fresh() // token changes announced before this request are in its rows
     const filter: SwapFilter = { ...range }
     const wallet = singleQueryValue(req, 'address')
@@ -30,7 +33,11 @@ export function swapsRouter(swaps: SwapsRepository, directory: TokenDirectory): 
     const start = pageStart(req, page.offset, fingerprint)
     const result = await swaps.list(filter, page, start, readOptionsOf(req))
     const next = result.next === null ? null : encodeSwapCursor(result.next, fingerprint)
-    sendPage(res, result.swaps, { limit: page.limit, offset: result.offset, total: result.total }, next)
+    await sendListPage(res, format, SWAP_COLUMNS, {
+      rows: result.swaps,
+      pagination: { limit: page.limit, offset: result.offset, total: result.total },
+      nextCursor: next,
+    })
   })
 
   router.get('/swap-transactions/:hash', async (req, res) => {

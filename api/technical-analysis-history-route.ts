@@ -1,11 +1,13 @@
 import { Router } from 'express'
-import { closedCandles } from '../shared/candles.js'
+import { CANDLE_MS, closedCandles } from '../shared/candles.js'
 import type { ClickHouseClient } from '../shared/clickhouse.js'
 import { indicatorHistory, type IndicatorPoint } from '../shared/indicator-math/history.js'
 import type { Tables } from '../shared/tables.js'
 import { isAddress, parseAddress } from './address-params.js'
 import { parseOptionalTimeRange } from './candle-params.js'
-import { sendPage } from './envelope.js'
+import { cacheClosedSeries, type SeriesCachePolicy } from './cache-control.js'
+import { INDICATOR_HISTORY_COLUMNS } from './csv-columns.js'
+import { parseListFormat, sendListPage } from './csv-format.js'
 import { notFound } from './http-error.js'
 import { MAX_SERIES_LIMIT, parsePage } from './pagination.js'
 import { seriesWindow } from './series-window.js'
@@ -18,9 +20,12 @@ export interface TechnicalAnalysisHistoryDeps {
   tables: Tables
   directory: TokenDirectory
   tokens: TokenPresence
+  caching: SeriesCachePolicy
 }
 
 /** One point of the history as served: the section 2.6 indicators at one candle. */
+export type IndicatorHistoryRow = ReturnType<typeof toResponsePoint>
+
 function toResponsePoint(point: IndicatorPoint) {
   return {
     candleTime: new Date(point.time).toISOString(),
@@ -47,6 +52,7 @@ export function technicalAnalysisHistoryRouter(deps: TechnicalAnalysisHistoryDep
     const target = parseTechnicalAnalysisTarget(req)
     const range = parseOptionalTimeRange(req)
     const page = parsePage(req, MAX_SERIES_LIMIT)
+    const format = parseListFormat(req)
     let address: string
     if ('contractAddress' in target) {
       address = parseAddress(target.contractAddress, 'contract_address')
@@ -59,9 +65,14 @@ export function technicalAnalysisHistoryRouter(deps: TechnicalAnalysisHistoryDep
     if (deps.directory.get(address) === undefined && !(await deps.tokens.isKnownAddress(address))) {
       throw notFound(`No token with contract address ${address}`)
     }
-    const candles = await closedCandles(deps.clickhouse, deps.tables, address, Date.now())
+    const now = Date.now()
+    const candles = await closedCandles(deps.clickhouse, deps.tables, address, now)
     const { from, to, total } = seriesWindow(candles, range, page)
-    sendPage(res, indicatorHistory(candles, from, to).map(toResponsePoint), { ...page, total })
+    cacheClosedSeries(res, deps.caching, range, CANDLE_MS, now)
+    await sendListPage(res, format, INDICATOR_HISTORY_COLUMNS, {
+      rows: indicatorHistory(candles, from, to).map(toResponsePoint),
+      pagination: { ...page, total },
+    })
   })
 
   return router

@@ -1,6 +1,8 @@
 import { Router } from 'express'
 import { parseAddress } from './address-params.js'
-import { sendPage, sendResult } from './envelope.js'
+import { TOKEN_COLUMNS } from './csv-columns.js'
+import { parseListFormat, sendListPage } from './csv-format.js'
+import { sendResult } from './envelope.js'
 import { notFound } from './http-error.js'
 import { parsePage } from './pagination.js'
 import type { TokenDirectory } from './token-directory.js'
@@ -11,9 +13,10 @@ export function tokensRouter(directory: TokenDirectory): Router {
 
   router.get('/tokens', async (req, res) => {
     const page = parsePage(req)
+    const format = parseListFormat(req)
     await directory.fresh()
     const { tokens: result, total } = directory.list(page)
-    sendPage(res, result, { ...page, total })
+    await sendListPage(res, format, TOKEN_COLUMNS, { rows: result, pagination: { ...page, total } })
   })
 
   router.get('/tokens/:contract_address', async (req, res) => {

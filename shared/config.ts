@@ -8,6 +8,19 @@ const identifier = z
   .string()
   .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a plain identifier (letters, digits, underscore)')
 
+const commaList = z.string().transform((v) => v.split(',').map((item) => item.trim()).filter((item) => item !== ''))
+
+const apiKey = z.string().regex(/^[\x21-\x7e]{16,}$/, 'each API key must be at least 16 printable characters without spaces')
+
+const corsOrigin = z.string().refine((o) => o === '*' || URL.canParse(o) && new URL(o).origin === o, {
+  message: 'each CORS origin must be * or scheme://host[:port] exactly (no path, no trailing slash)',
+})
+
+const trustProxy = z.string().transform((v): boolean | number | string => {
+  if (v === 'true' || v === 'false') return v === 'true'
+  return /^\d+$/.test(v) ? Number(v) : v
+})
+
 /** The only reader of process.env. Everything else receives a typed Config. */
 const envSchema = z.object({
   NODE_ENV: z.string().default('development'),
@@ -25,6 +38,16 @@ const envSchema = z.object({
   /** On shutdown, how long requests in flight may finish before every connection is closed. */
   HTTP_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(5_000),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+  /** API keys (comma-separated): when set, every read endpoint needs one (X-API-Key or Authorization: Bearer). */
+  API_KEYS: commaList.pipe(z.array(apiKey)).default([]),
+  /** Requests per minute per API key (per client IP without API_KEYS); 0: no limit. */
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(0),
+  /** Express's `trust proxy`: which proxies' X-Forwarded-For names the client (false, true, a hop count, or addresses/subnets). */
+  TRUST_PROXY: trustProxy.default(false),
+  /** Origins a browser may read the API from (comma-separated, or `*`); unset: no CORS. */
+  CORS_ORIGINS: commaList.pipe(z.array(corsOrigin)).refine((o) => !o.includes('*') || o.length === 1, 'use * alone or a list of origins').default([]),
+  /** max-age (s) of a series whose candles had all closed (see api/cache-control.ts); 0: revalidate always. */
+  CACHE_CLOSED_SERIES_MAX_AGE_S: z.coerce.number().int().min(0).default(3_600),
 
   CLICKHOUSE_URL: z.url().optional(),
   CLICKHOUSE_USER: z.string().default('default'),
@@ -85,6 +108,7 @@ export interface Config {
   port: number
   host: string
   http: HttpServerConfig
+  httpApi: HttpApiPolicy
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent'
   clickhouse:
     | { mode: 'server'; url: string; user: string; password: string; database: string }
@@ -122,6 +146,18 @@ export interface HttpServerConfig {
   shutdownGraceMs: number
 }
 
+/** Who may call the read API and how often, from where, and how long responses may be cached. */
+export interface HttpApiPolicy {
+  /** Empty: no key needed. */
+  apiKeys: readonly string[]
+  /** 0: no limit. */
+  rateLimitPerMinute: number
+  trustProxy: boolean | number | string
+  /** Empty: CORS off; ['*']: any origin. */
+  corsOrigins: readonly string[]
+  closedSeriesMaxAgeS: number
+}
+
 export class ConfigError extends Error {}
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
@@ -141,6 +177,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       keepAliveTimeoutMs: e.HTTP_KEEP_ALIVE_TIMEOUT_MS,
       maxConnections: e.HTTP_MAX_CONNECTIONS,
       shutdownGraceMs: e.HTTP_SHUTDOWN_GRACE_MS,
+    },
+    httpApi: {
+      apiKeys: e.API_KEYS,
+      rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
+      trustProxy: e.TRUST_PROXY,
+      corsOrigins: e.CORS_ORIGINS,
+      closedSeriesMaxAgeS: e.CACHE_CLOSED_SERIES_MAX_AGE_S,
     },
     logLevel: e.LOG_LEVEL,
     clickhouse: e.CLICKHOUSE_URL

@@ -21,9 +21,9 @@ export interface PrivateRedis {
   kill(): Promise<void>
 }
 
-/** A throw-away redis-server (no persistence) on a free port, for outage tests. */
-export async function startPrivateRedis(): Promise<PrivateRedis> {
-  const port = await freePort()
+/** A throw-away redis-server (no persistence) on a free port (or `port`: e.g. where a client already waits), for outage tests. */
+export async function startPrivateRedis(port?: number): Promise<PrivateRedis> {
+  port ??= await freePort()
   const child: ChildProcess = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
     stdio: 'ignore',
   })
