@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import type { Express } from 'express'
 import { createRedis } from '../shared/redis.js'
 import type { Runtime } from '../shared/runtime.js'
 import { readAccess } from './access-control.js'
@@ -22,6 +23,8 @@ const READINESS_CHECK_TIMEOUT_MS = 2_000
 export interface ApiServer {
   server: Server
   port: number
+  /** The read API app, mounted in the server's app (tests list its routes: contract/mounted-routes.ts). */
+  api: Express
   /**
    * Stops taking requests, closes idle keep-alive connections, lets the requests in
    * flight finish for up to HTTP_SHUTDOWN_GRACE_MS (then closes every connection), then
@@ -102,6 +105,7 @@ export async function startApiServer(runtime: Runtime, port: number, host?: stri
   return {
     server,
     port: (server.address() as AddressInfo).port,
+    api: app,
     async close() {
       const grace = setTimeout(() => {
         logger.warn('requests still in flight after the shutdown grace period: closing their connections', {

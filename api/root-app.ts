@@ -2,6 +2,7 @@ import compression from 'compression'
 import express, { type Express, type Router } from 'express'
 import type { Logger } from '../shared/logger.js'
 import type { ReadAccess } from './access-control.js'
+import { docsRouter } from './contract/docs-routes.js'
 import { errorResponder } from './error-handling.js'
 import { methodGuard } from './method-guard.js'
 import { requestLogging } from './request-logging.js'
@@ -41,6 +42,7 @@ export function createRootApp(parts: RootAppParts): Express {
   root.use(compression())
   root.use(parts.health)
   root.use(parts.metrics)
+  root.use(docsRouter())
   root.use(parts.access.guard)
   root.use(parts.api)
   root.use(errorResponder(parts.logger))

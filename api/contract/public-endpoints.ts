@@ -1,0 +1,23 @@
+import type { Endpoint } from './endpoint.js'
+import { getHolding, listHoldings, listTokenHoldings } from './endpoints/holdings.js'
+import { health, metrics, ready } from './endpoints/operator.js'
+import { getSwap, listSwaps } from './endpoints/swaps.js'
+import { getTechnicalAnalysis, listTechnicalAnalysisHistory } from './endpoints/technical-analysis.js'
+import { getToken, listCandles, listTokens } from './endpoints/tokens.js'
+
+/** Every public operation, in the order of the document. (Operator tools under /admin are not public.) */
+export const PUBLIC_ENDPOINTS: readonly Endpoint[] = [
+  listTokens,
+  getToken,
+  listCandles,
+  listHoldings,
+  listTokenHoldings,
+  getHolding,
+  listSwaps,
+  getSwap,
+  getTechnicalAnalysis,
+  listTechnicalAnalysisHistory,
+  health,
+  ready,
+  metrics,
+]
