@@ -21,6 +21,14 @@ const trustProxy = z.string().transform((v): boolean | number | string => {
   return /^\d+$/.test(v) ? Number(v) : v
 })
 
+/** Comma-separated addresses, lower-cased. */
+const addressList = (defaults: string) => z
+  .string()
+  .default(defaults)
+  .transform((s) => s.split(',').map((a) => a.trim()).filter((a) => a !== ''))
+  .pipe(z.array(z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be addresses ("0x" and 40 hexadecimal characters), comma-separated')))
+  .transform((list) => list.map((a) => a.toLowerCase()))
+
 /** The only reader of process.env. Everything else receives a typed Config. */
 const envSchema = z.object({
   NODE_ENV: z.string().default('development'),
@@ -93,6 +101,30 @@ const envSchema = z.object({
   CANDLE_REFRESH_MS: z.coerce.number().int().min(0).default(1_000),
   /** The API's in-memory token directory reloads every token this often, a backstop to the change events. */
   TOKEN_DIRECTORY_REFRESH_MS: z.coerce.number().int().min(100).default(5_000),
+
+  /** A JSON-RPC endpoint of an EVM node: set, `npm start` also follows its Uniswap swaps. */
+  RPC_URL: z.url().optional(),
+  /** Uniswap V2-style factories (PairCreated) and V3 factories (PoolCreated), comma-separated; defaults: Ethereum mainnet. */
+  FOLLOW_V2_FACTORIES: addressList('0x5C69bEe701ef814a2B6a3EDD4B1652CB9cc5aA6f'),
+  FOLLOW_V3_FACTORIES: addressList('0x1F98431c8aD98523631AE4a59f267346ea31F984'),
+  /** WETH, priced from its stablecoin pools; the stablecoins valued at 1 USD. */
+  FOLLOW_WETH: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{40}$/, 'must be an address')
+    .default('0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2')
+    .transform((s) => s.toLowerCase()),
+  FOLLOW_STABLECOINS: addressList(
+    '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48,0xdAC17F958D2ee523a2206206994597C13D831ec7,0x6B175474E89094C44Da98b954EedeAC495271d0F',
+  ),
+  /** First block a follower with no checkpoint reads (unset: the newest finalized block). */
+  FOLLOW_FROM_BLOCK: z.coerce.number().int().min(0).optional(),
+  /** Blocks below the head that can still be reorganized; deeper ones are final. */
+  FINALITY_DEPTH: z.coerce.number().int().min(1).max(10_000).default(64),
+  FOLLOW_POLL_MS: z.coerce.number().int().min(10).default(500),
+  /** Blocks per eth_getLogs at most (the range adapts below this). */
+  FOLLOW_MAX_LOG_RANGE: z.coerce.number().int().min(1).default(2_000),
+  /** Pools with less than this (USD, both sides) are not used for prices. */
+  FOLLOW_MIN_LIQUIDITY_USD: z.coerce.number().min(0).default(10_000),
 }).refine((e) => e.HTTP_HEADERS_TIMEOUT_MS <= e.HTTP_REQUEST_TIMEOUT_MS, {
   path: ['HTTP_HEADERS_TIMEOUT_MS'],
   message: 'must not exceed HTTP_REQUEST_TIMEOUT_MS',
@@ -134,6 +166,7 @@ export interface Config {
     candleRefreshMs: number
   }
   tokenDirectory: { refreshMs: number }
+  follower: FollowerConfig
   shutdownTimeoutMs: number
 }
 
@@ -156,6 +189,20 @@ export interface HttpApiPolicy {
   /** Empty: CORS off; ['*']: any origin. */
   corsOrigins: readonly string[]
   closedSeriesMaxAgeS: number
+}
+
+/** The chain follower (follower/): where it reads and what it recognizes. Addresses lower case. */
+export interface FollowerConfig {
+  rpcUrl: string | null
+  v2Factories: string[]
+  v3Factories: string[]
+  weth: string
+  stablecoins: string[]
+  fromBlock: number | null
+  finalityDepth: number
+  pollMs: number
+  maxLogRange: number
+  minLiquidityUsd: number
 }
 
 export class ConfigError extends Error {}
@@ -214,6 +261,18 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       candleRefreshMs: e.CANDLE_REFRESH_MS,
     },
     tokenDirectory: { refreshMs: e.TOKEN_DIRECTORY_REFRESH_MS },
+    follower: {
+      rpcUrl: e.RPC_URL ?? null,
+      v2Factories: e.FOLLOW_V2_FACTORIES,
+      v3Factories: e.FOLLOW_V3_FACTORIES,
+      weth: e.FOLLOW_WETH,
+      stablecoins: e.FOLLOW_STABLECOINS,
+      fromBlock: e.FOLLOW_FROM_BLOCK ?? null,
+      finalityDepth: e.FINALITY_DEPTH,
+      pollMs: e.FOLLOW_POLL_MS,
+      maxLogRange: e.FOLLOW_MAX_LOG_RANGE,
+      minLiquidityUsd: e.FOLLOW_MIN_LIQUIDITY_USD,
+    },
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
   }
 }
