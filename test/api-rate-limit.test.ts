@@ -21,9 +21,16 @@ describe('API keys and rate limits', () => {
     await rt?.cleanup()
   })
 
-  /** The real API configured from the test environment plus `env`, as the service would be from its environment. */
+  let apis = 0
+
+  /**
+   * The real API configured from the test environment plus `env`, as the service would be
+   * from its environment; each under its own key prefix (inside the runtime's, which the
+   * cleanup deletes), so no test inherits another's counters.
+   */
   async function withApi(env: Record<string, string>, run: (base: string) => Promise<void>, redisUrl?: string): Promise<void> {
-    const config = loadConfig({ ...rt.env, ...env, ...(redisUrl === undefined ? {} : { REDIS_URL: redisUrl }) })
+    const prefix = `${rt.config.redis.prefix}:api${++apis}`
+    const config = loadConfig({ ...rt.env, REDIS_PREFIX: prefix, ...env, ...(redisUrl === undefined ? {} : { REDIS_URL: redisUrl }) })
     const api: ApiServer = await startApiServer({ ...rt, config }, 0, '127.0.0.1')
     try {
       await run(`http://127.0.0.1:${api.port}`)
@@ -93,7 +100,7 @@ describe('API keys and rate limits', () => {
       // The counters are in Redis under the service's prefix, by key digest: no key is written anywhere.
       const redis = createRedis(rt.config.redis.url)
       try {
-        const keys = await redis.keys(`${rateLimitKeyPrefix(rt.config.redis.prefix)}*`)
+        const keys = await redis.keys(`${rateLimitKeyPrefix(`${rt.config.redis.prefix}:api${apis}`)}*`)
         expect(keys).toHaveLength(2)
         for (const key of keys) expect(key).toMatch(/:rate-limit:key:[0-9a-f]{32}$/)
         expect(keys.join()).not.toContain(KEY_A)
@@ -110,6 +117,23 @@ describe('API keys and rate limits', () => {
       expect((await get(`${base}/nowhere`, { 'x-api-key': KEY_A })).status).toBe(404)
       expectTooMany(await get(`${base}/tokens`), 2)
       expect((await get(`${base}/health`)).status).toBe(200)
+    })
+  })
+
+  it('the client IP: X-Forwarded-For is ignored by default, and names the client behind a trusted proxy (TRUST_PROXY)', async () => {
+    const from = (ip: string) => ({ 'x-forwarded-for': ip })
+    await withApi({ RATE_LIMIT_PER_MINUTE: '2' }, async (base) => {
+      expect((await get(`${base}/tokens`, from('10.0.0.1'))).status).toBe(200)
+      expect((await get(`${base}/tokens`, from('10.0.0.2'))).status).toBe(200)
+      // A client cannot buy itself a fresh budget with a made-up header.
+      expectTooMany(await get(`${base}/tokens`, from('10.0.0.3')), 2)
+    })
+    await withApi({ RATE_LIMIT_PER_MINUTE: '2', TRUST_PROXY: 'loopback' }, async (base) => {
+      for (const ip of ['10.0.0.1', '10.0.0.2']) {
+        expect((await get(`${base}/tokens`, from(ip))).status).toBe(200)
+        expect((await get(`${base}/tokens`, from(ip))).status).toBe(200)
+      }
+      expectTooMany(await get(`${base}/tokens`, from('10.0.0.1')), 2)
     })
   })
 
