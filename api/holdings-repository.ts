@@ -16,6 +16,20 @@ interface HoldingRow {
   as_of_ms: string
 }
 
+interface WalletSummaryRow {
+  total: string | number
+  total_value_usd: number
+  without_value: string | number
+}
+
+export interface WalletHoldings {
+  holdings: Holding[]
+  total: number
+  /** Sum of the holdings' value_usd; holdings without a value are counted in withoutValue. */
+  totalValueUsd: number
+  withoutValue: number
+}
+
 const COLUMNS = `wallet_address, contract_address, toString(balance_raw) AS balance_raw, value_usd,
   toUnixTimestamp64Milli(as_of) AS as_of_ms`
 
@@ -62,6 +76,37 @@ export class HoldingsRepository {
       queryRows<{ total: string }>(this.clickhouse, `SELECT count() AS total FROM ${this.tables.holdings} FINAL WHERE ${where}`, params),
     ])
     return { rows, total: Number(totals[0]?.total ?? 0) }
+  }
+
+  /** One wallet's holdings, through the wallet-ordered companion table, with their USD total. */
+  async listOfWallet(walletAddress: string, page: Page, options: ReadOptions = {}): Promise<WalletHoldings> {
+    const key = JSON.stringify(['wallet', walletAddress, page.limit, page.offset])
+    const { rows, summary } = await this.kept.read(key, () => this.walletRows(walletAddress, page), options)
+    return {
+      holdings: rows.map((r) => this.toHolding(r)),
+      total: Number(summary.total),
+      totalValueUsd: Number(summary.total_value_usd),
+      withoutValue: Number(summary.without_value),
+    }
+  }
+
+  private async walletRows(walletAddress: string, page: Page): Promise<{ rows: HoldingRow[]; summary: WalletSummaryRow }> {
+    const params = { wallet: walletAddress }
+    const [rows, summaries] = await Promise.all([
+      queryRows<HoldingRow>(
+        this.clickhouse,
+        `SELECT ${COLUMNS} FROM ${this.tables.holdingsByWallet} FINAL WHERE wallet_address = {wallet:String}
+         ORDER BY ${ORDER} LIMIT {limit:UInt32} OFFSET {offset:UInt64}`,
+        { ...params, limit: page.limit, offset: page.offset },
+      ),
+      queryRows<WalletSummaryRow>(
+        this.clickhouse,
+        `SELECT count() AS total, sum(ifNull(value_usd, 0)) AS total_value_usd, countIf(value_usd IS NULL) AS without_value
+         FROM ${this.tables.holdingsByWallet} FINAL WHERE wallet_address = {wallet:String}`,
+        params,
+      ),
+    ])
+    return { rows, summary: summaries[0] ?? { total: 0, total_value_usd: 0, without_value: 0 } }
   }
 
   async find(walletAddress: string, contractAddress: string): Promise<Holding | null> {

@@ -22,6 +22,8 @@ export interface Tables {
   /** The first layout, ordered by (chain_id, hash); emptied and dropped by migration 2. */
   legacySwaps: string
   holdings: string
+  /** The holdings again, ordered by wallet: one wallet's holdings are one range (migration 7). */
+  holdingsByWallet: string
   prices: string
   deadLetters: string
 }
@@ -43,6 +45,7 @@ export function tablesFor(database: string): Tables {
     candleMarks: q('candle_marks'),
     candleRefreshState: q('candle_refresh_state'),
     holdings: q('holdings'),
+    holdingsByWallet: q('holdings_by_wallet'),
     prices: q('prices'),
     deadLetters: q('dead_letters'),
   }
