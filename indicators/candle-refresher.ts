@@ -35,7 +35,7 @@ export function startCandleRefresher(deps: CandleRefresherDeps): { stop(): Promi
     try {
       const closedChanged = closedChanges(await refreshCandles(deps.clickhouse, deps.tables), clock())
       for (let i = 0; i < closedChanged.length; i += TOKENS_PER_JOB) {
-        await deps.queue.add(IndicatorJobNames.recomputeTokens, { contract_addresses: closedChanged.slice(i, i + TOKENS_PER_JOB) })
+        await deps.queue.add(IndicatorJobNames.recomputeTokens, { changes: closedChanged.slice(i, i + TOKENS_PER_JOB) })
       }
       if (closedChanged.length > 0) deps.logger.debug('closed candles changed', { tokens: closedChanged.length })
     } catch (err) {

@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks'
 import type { ClickHouseClient } from '../shared/clickhouse.js'
 import { refreshCandles, type CandleRefreshResult } from '../shared/candle-refresh.js'
 import { CANDLE_MS, candleStart, lastClosedCandleStart } from '../shared/candles.js'
+import type { Candle } from '../shared/domain.js'
 import type { IndicatorState } from '../shared/indicator-math/indicator-state.js'
 import type { Logger } from '../shared/logger.js'
 import type { IndicatorJobResult } from '../shared/queues.js'
@@ -151,18 +152,20 @@ export class IndicatorEngine {
   }
 
   /**
-   * The given tokens from their stored candles (after late or re-delivered records changed
-   * a closed candle), with every token whose closed candles the refresh run here finds
-   * changed too. Waits for a token another process is recomputing: its result may predate
-   * the change.
+   * After a candle refresh found these tokens' candles changed in a closed interval
+   * (`from`: the earliest changed interval's start, null for the whole history): a token
+   * whose carried state already took in a changed interval is recomputed from its stored
+   * candles; one whose change comes after its state's last interval only steps forward.
+   * Any further closed changes the refresh run here finds are handled too.
    */
-  async recomputeTokens(tokens: readonly string[]): Promise<{ written: number; tokens: number }> {
-    const { clickhouse, tables } = this.deps
+  async recomputeTokens(changes: ReadonlyArray<readonly [string, number | null]>): Promise<AdvanceResult> {
     const now = this.deps.clock()
-    const wanted = new Set(tokens.map((t) => t.toLowerCase()))
-    for (const token of closedChanges(await refreshCandles(clickhouse, tables), now)) wanted.add(token)
-    const written = await this.recomputeFromCandles([...wanted], now)
-    return { written, tokens: wanted.size }
+    const changed = new Map(changes.map(([token, from]) => [token.toLowerCase(), from] as const))
+    for (const [token, from] of closedChanges(await refreshCandles(this.deps.clickhouse, this.deps.tables), now)) {
+      const known = changed.get(token)
+      changed.set(token, known === undefined || from === null || (known !== null && from < known) ? from : known)
+    }
+    return this.bringUpToDate([...changed.keys()], changed, now, false)
   }
 
   /** One token from its stored candles (on demand); waits for another process recomputing it. */
@@ -174,27 +177,45 @@ export class IndicatorEngine {
   }
 
   /**
-   * The incremental step, after a 4-hour boundary: each token with a carried state is fed
+   * The incremental step, after a 4-hour boundary: every token with a carried state is fed
    * the intervals since its last one (its new candles, gaps filled) and written; only the
-   * candles after the earliest state are read. Tokens whose closed candles changed (the
-   * refresh run here reports them), tokens with closed candles but no usable state, and
-   * states more than a week behind are recomputed from their stored candles instead.
+   * candles after the earliest state are read, so the cost does not grow with history.
+   * Closed changes the refresh run here finds are handled as recomputeTokens does; tokens
+   * with closed candles but no state are recomputed from their stored candles.
    */
   async advance(): Promise<AdvanceResult> {
-    const { clickhouse, tables } = this.deps
     const now = this.deps.clock()
+    let t = performance.now()
+    const changed = new Map(closedChanges(await refreshCandles(this.deps.clickhouse, this.deps.tables), now))
+    const readMs = performance.now() - t
+    t = performance.now()
+    const tokens = new Set(await this.states.tokens())
+    for (const token of changed.keys()) tokens.add(token)
+    const redisMs = performance.now() - t
+    const result = await this.bringUpToDate([...tokens], changed, now, true)
+    result.readMs += readMs
+    result.redisMs += redisMs
+    return result
+  }
+
+  /**
+   * Brings the given tokens to the last closed interval: each one with a usable state
+   * (not past a change, at most a week behind) steps from it, reading only the candles
+   * after it; the others are recomputed from their stored candles. With `findNew`, tokens
+   * with closed candles in the intervals read but no state are recomputed too.
+   */
+  private async bringUpToDate(
+    tokens: readonly string[],
+    changed: ReadonlyMap<string, number | null>,
+    now: number,
+    findNew: boolean,
+  ): Promise<AdvanceResult> {
+    const { clickhouse, tables } = this.deps
     const lastClosed = lastClosedCandleStart(now)
     const result: AdvanceResult = { stepped: 0, recomputed: 0, current: 0, skipped: 0, readMs: 0, mathMs: 0, redisMs: 0 }
+    const full = new Set<string>()
     let t = performance.now()
-    const full = new Set(closedChanges(await refreshCandles(clickhouse, tables), now))
-    result.readMs += performance.now() - t
-
-    t = performance.now()
-    const tokens = (await this.states.tokens()).filter((token) => !full.has(token))
-    const held: string[] = []
-    for (let i = 0; i < tokens.length; i += this.batchSize) {
-      held.push(...(await this.locks.acquireMany(tokens.slice(i, i + this.batchSize))))
-    }
+    const held = findNew ? await this.acquireFree(tokens) : await this.acquireWaiting(tokens)
     result.skipped = tokens.length - held.length
     try {
       // Read under the locks: no other process can write these states until they are released.
@@ -206,7 +227,9 @@ export class IndicatorEngine {
         const states = await this.states.read(batch)
         states.forEach((state, j) => {
           const token = batch[j]!
-          if (state === null || state.count === 0) full.add(token)
+          const change = changed.get(token)
+          if (state === null || state.count === 0 || change === null) full.add(token)
+          else if (change !== undefined && change <= state.lastTime) full.add(token)
           else if (state.lastTime >= lastClosed) result.current++
           else if (state.lastTime < lastClosed - MAX_STEPS * CANDLE_MS) full.add(token)
           else {
@@ -218,11 +241,12 @@ export class IndicatorEngine {
       result.redisMs += performance.now() - t
 
       t = performance.now()
-      const known = new Set(tokens)
-      const candles = await readCandlesSince(clickhouse, tables, from, lastClosed)
-      // Closed candles of a token without a state at all: it needs its whole history.
-      for (const token of candles.keys()) if (!known.has(token)) full.add(token)
-      const metadata = await readTokenMetadata(clickhouse, tables, stepping.map(([token]) => token))
+      const candles = stepping.length > 0 || findNew ? await readCandlesSince(clickhouse, tables, from, lastClosed) : new Map<string, Candle[]>()
+      if (findNew) {
+        const known = new Set(tokens)
+        for (const token of candles.keys()) if (!known.has(token)) full.add(token)
+      }
+      const metadata = stepping.length > 0 ? await readTokenMetadata(clickhouse, tables, stepping.map(([token]) => token)) : new Map()
       result.readMs += performance.now() - t
 
       for (let i = 0; i < stepping.length; i += this.batchSize) {
@@ -238,15 +262,18 @@ export class IndicatorEngine {
       for (let i = 0; i < held.length; i += this.batchSize) await this.locks.release(held.slice(i, i + this.batchSize))
       result.redisMs += performance.now() - t
     }
-    if (full.size > 0) result.recomputed = await this.recomputeFromCandles([...full], now)
+    if (full.size > 0) result.recomputed = await this.recomputeFromCandles([...full], now, result)
     return result
   }
 
   /** Full recompute of the given tokens (in batches), waiting for their locks. Returns how many were written. */
-  private async recomputeFromCandles(tokens: readonly string[], now: number): Promise<number> {
+  private async recomputeFromCandles(
+    tokens: readonly string[],
+    now: number,
+    times: RunTimes = { readMs: 0, mathMs: 0, redisMs: 0 },
+  ): Promise<number> {
     const { clickhouse, tables } = this.deps
     const lastClosed = lastClosedCandleStart(now)
-    const times: RunTimes = { readMs: 0, mathMs: 0, redisMs: 0 }
     let written = 0
     for (let i = 0; i < tokens.length; i += this.batchSize) {
       const batch = tokens.slice(i, i + this.batchSize)
@@ -265,12 +292,20 @@ export class IndicatorEngine {
     return written
   }
 
+  /** Takes every free lock of the tokens (in batches); returns the tokens held. */
+  private async acquireFree(tokens: readonly string[]): Promise<string[]> {
+    const held: string[] = []
+    for (let i = 0; i < tokens.length; i += this.batchSize) held.push(...(await this.locks.acquireMany(tokens.slice(i, i + this.batchSize))))
+    return held
+  }
+
+  /** Takes the tokens' locks, waiting (up to lockWaitMs) for those another process holds. */
   private async acquireWaiting(tokens: readonly string[]): Promise<string[]> {
     const deadline = Date.now() + this.lockWaitMs
     const held: string[] = []
     let waiting = [...tokens]
     for (;;) {
-      const got = new Set(await this.locks.acquireMany(waiting))
+      const got = new Set(await this.acquireFree(waiting))
       held.push(...got)
       waiting = waiting.filter((token) => !got.has(token))
       if (waiting.length === 0) return held
@@ -320,8 +355,13 @@ export class IndicatorEngine {
   }
 }
 
-/** The tokens a candle refresh found changed in a closed interval at `now` (a token-wide change counts). */
-export function closedChanges(refresh: CandleRefreshResult, now: number): string[] {
+/**
+ * The tokens a candle refresh found changed in a closed interval at `now`, each with the
+ * start of its earliest changed interval (null: the whole history, its decimals changed).
+ */
+export function closedChanges(refresh: CandleRefreshResult, now: number): Array<[string, number | null]> {
   const inProgress = candleStart(now)
-  return [...refresh.earliestChange].filter(([, from]) => from === null || candleStart(from) < inProgress).map(([token]) => token)
+  return [...refresh.earliestChange]
+    .filter(([, from]) => from === null || candleStart(from) < inProgress)
+    .map(([token, from]) => [token, from === null ? null : candleStart(from)])
 }

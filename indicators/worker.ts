@@ -50,10 +50,12 @@ async function process(
   }
   if (job.name === IndicatorJobNames.recomputeTokens) {
     const data = job.data as IndicatorJobData['recompute-tokens']
-    const tokens = (Array.isArray(data.contract_addresses) ? data.contract_addresses : []).filter((a) => address.safeParse(a).success)
-    const result = await engine.recomputeTokens(tokens)
-    logger.debug('recomputed tokens whose closed candles changed', { ...result })
-    return { written: result.written }
+    const changes = (Array.isArray(data.changes) ? data.changes : []).filter(
+      (c): c is [string, number | null] => Array.isArray(c) && address.safeParse(c[0]).success && (c[1] === null || Number.isFinite(c[1])),
+    )
+    const result = await engine.recomputeTokens(changes)
+    logger.debug('brought tokens whose closed candles changed up to date', { ...result })
+    return { written: result.stepped + result.recomputed }
   }
   if (job.name === IndicatorJobNames.recomputeToken) {
     const data = job.data as IndicatorJobData['recompute-token']

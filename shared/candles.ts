@@ -74,12 +74,22 @@ export function candlesSql(
     throw new Error(`candle interval ${intervalMs} ms is not a whole number of hours`)
   }
   const on = tokenFilterSql(filter)
+  const window = `hour < intDiv(toUnixTimestamp64Milli({before:DateTime64(3)}), ${HOUR_MS}) AND ${on}`
+  // A recent window deduplicates by the newest version of each hour rather than FINAL:
+  // the hour condition then prunes rows before anything is merged, whereas FINAL (the
+  // key is token first) merges every part's rows of the tokens read.
+  const hours = since
+    ? `(SELECT token, hour, v.1 AS open, v.2 AS high, v.3 AS low, v.4 AS close, v.5 AS volume
+        FROM (SELECT token, hour, argMax((open, high, low, close, volume, is_deleted), computed_at) AS v
+              FROM ${tables.candles1h}
+              WHERE ${window} AND hour >= intDiv(toUnixTimestamp64Milli({from:DateTime64(3)}), ${HOUR_MS})
+              GROUP BY token, hour)
+        WHERE v.6 = 0)`
+    : `${tables.candles1h} FINAL WHERE ${window}`
   return `
     SELECT token, toUInt32(intDiv(hour, ${intervalMs / HOUR_MS})) AS bucket,
       argMin(open, hour) AS open, max(high) AS high, min(low) AS low, argMax(close, hour) AS close, sum(volume) AS volume
-    FROM ${tables.candles1h} FINAL
-    WHERE hour < intDiv(toUnixTimestamp64Milli({before:DateTime64(3)}), ${HOUR_MS}) AND ${on}
-      ${since ? `AND hour >= intDiv(toUnixTimestamp64Milli({from:DateTime64(3)}), ${HOUR_MS})` : ''}
+    FROM ${hours}
     GROUP BY token, bucket`
 }
 

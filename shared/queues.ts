@@ -38,7 +38,8 @@ export type IndicatorJobName = (typeof IndicatorJobNames)[keyof typeof Indicator
 export interface IndicatorJobData {
   'recompute-all': Record<string, never>
   'recompute-token': { contract_address: string }
-  'recompute-tokens': { contract_addresses: string[] }
+  /** Each token with the start (ms) of its earliest changed interval; null: its whole history. */
+  'recompute-tokens': { changes: Array<[string, number | null]> }
   advance: Record<string, never>
 }
 
