@@ -12,6 +12,7 @@ export const EXPOSED_HEADERS = [
   'X-Limit',
   'X-Offset',
   'X-Next-Cursor',
+  'X-Total-Value-Usd',
 ] as const
 
 /** Headers a page may send: its key, a conditional request, a JSON body (GET /technical-analysis). */

@@ -269,34 +269,35 @@ describe('HTTP for bulk pulls', () => {
 
   describe('HEAD', () => {
     it('every GET route answers HEAD with the GET status and headers and no body', async () => {
-      const holdingId = `${alice}-${weth}`
-      const concrete: Record<string, string> = {
-        '/health': '/health',
-        '/ready': '/ready',
-        '/metrics': '/metrics',
-        '/tokens': '/tokens',
-        '/tokens/:contract_address': `/tokens/${weth}`,
-        '/tokens/:contract_address/candles': `/tokens/${weth}/candles`,
-        '/holdings': '/holdings',
-        '/holdings/token/:contract_address': `/holdings/token/${weth}`,
-        '/holdings/:id': `/holdings/${holdingId}`,
-        '/swap-transactions': `/swap-transactions?${range}`,
-        '/swap-transactions/:hash': `/swap-transactions/${hashFor('bulk-1')}`,
-        '/technical-analysis': `/technical-analysis?contract_address=${weth}`,
-        '/technical-analysis/history': `/technical-analysis/history?contract_address=${weth}`,
+      // Every known path, its parameters filled in; the query a route needs to answer 200.
+      const values: Record<string, string> = { ':id': `${alice}-${weth}`, ':hash': hashFor('bulk-1') }
+      const queries: Record<string, string> = {
+        '/swap-transactions': range,
+        '/technical-analysis': `contract_address=${weth}`,
+        '/technical-analysis/history': `contract_address=${weth}`,
       }
-      const untested = KNOWN_PATHS.filter((p) => concrete[p] === undefined)
-      expect(untested, 'a known path without a HEAD check here').toEqual([])
-      for (const path of [...Object.values(concrete), `/swap-transactions?${range}&format=csv`, '/nowhere']) {
+      const concrete = (pattern: string) => {
+        const path = pattern.replace(/:[a-z_]+/g, (name) => values[name] ?? weth)
+        return queries[pattern] === undefined ? path : `${path}?${queries[pattern]}`
+      }
+      // These must answer 200 here (a path added later is checked for HEAD = GET whatever it answers).
+      const served = ['/health', '/ready', '/tokens', '/tokens/:contract_address', '/tokens/:contract_address/candles', '/holdings']
+        .concat(['/holdings/token/:contract_address', '/holdings/:id', '/swap-transactions', '/swap-transactions/:hash'])
+        .concat(['/technical-analysis', '/technical-analysis/history'])
+      expect(served.filter((p) => !KNOWN_PATHS.includes(p))).toEqual([])
+      const paths = [...KNOWN_PATHS.map(concrete), `/swap-transactions?${range}&format=csv`, '/nowhere']
+      for (const path of paths) {
         const get = await fetchBytes(url(path))
         const head = await fetchBytes(url(path), { method: 'HEAD' })
         expect(head.status, path).toBe(get.status)
         expect(head.body.length, path).toBe(0)
         expect(head.headers['content-type'], path).toBe(get.headers['content-type'])
         // (The metrics change between two scrapes; the 404 names the method.)
-        if (get.headers['content-length'] !== undefined && path !== '/metrics' && path !== '/nowhere') expect(head.headers['content-length'], path).toBe(get.headers['content-length'])
-        if (path !== '/metrics' && path !== '/nowhere') expect(get.status, path).toBe(200)
+        if (get.headers['content-length'] !== undefined && path !== '/metrics' && path !== '/nowhere') {
+          expect(head.headers['content-length'], path).toBe(get.headers['content-length'])
+        }
       }
+      for (const pattern of served) expect((await fetchBytes(url(concrete(pattern)), { method: 'HEAD' })).status, pattern).toBe(200)
     })
   })
 
