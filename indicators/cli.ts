@@ -3,10 +3,12 @@
  * indicator engine (npm start, or npm run start:indicators) to recompute, waits for the
  * job and prints what was written. It talks only to Redis.
  */
+import { QueueEvents } from 'bullmq'
 import { loadConfig } from '../shared/config.js'
-import { QueueFactory } from '../shared/queue-factory.js'
 import { IndicatorJobNames, QueueNames, type IndicatorJobResult } from '../shared/queues.js'
 import { address } from '../shared/records.js'
+import { createRedis } from '../shared/redis.js'
+import { openIndicatorQueue } from './indicator-queue.js'
 
 const USAGE = 'usage: npm run indicators -- --all | --token ADDRESS [--timeout SECONDS]'
 
@@ -41,9 +43,10 @@ try {
 }
 
 const config = loadConfig()
-const queues = new QueueFactory(config)
-const queue = queues.queue(QueueNames.indicators)
-const events = queues.events(QueueNames.indicators)
+const queueConnection = createRedis(config.redis.url, 'bullmq')
+const eventsConnection = createRedis(config.redis.url, 'bullmq')
+const queue = openIndicatorQueue(config.redis, queueConnection)
+const events = new QueueEvents(QueueNames.indicators, { connection: eventsConnection, prefix: config.redis.prefix })
 let exitCode = 0
 try {
   await events.waitUntilReady()
@@ -70,6 +73,8 @@ try {
   )
   exitCode = 1
 } finally {
-  await queues.close()
+  await Promise.allSettled([events.close(), queue.close()])
+  queueConnection.disconnect()
+  eventsConnection.disconnect()
 }
 process.exit(exitCode)
