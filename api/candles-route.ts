@@ -2,15 +2,16 @@ import { Router } from 'express'
 import { closedCandles } from '../shared/candles.js'
 import type { ClickHouseClient } from '../shared/clickhouse.js'
 import type { Tables } from '../shared/tables.js'
-import { parseAddress } from './address-params.js'
-import { parseCandleInterval, parseOptionalTimeRange } from './candle-params.js'
+import { CANDLE_INTERVALS } from './candle-params.js'
 import { roundCandle } from './candle-rounding.js'
 import { cacheClosedSeries, type SeriesCachePolicy } from './cache-control.js'
 import { CANDLE_COLUMNS } from './csv-columns.js'
-import { parseListFormat, sendListPage } from './csv-format.js'
+import { listCandles } from './contract/endpoints/tokens.js'
+import { parseRequest } from './contract/request-parsing.js'
+import { sendListPage } from './csv-format.js'
 import { notFound } from './http-error.js'
-import { MAX_SERIES_LIMIT, parsePage } from './pagination.js'
 import { seriesWindow } from './series-window.js'
+import { secondsHint, timeRangeOf } from './time-range.js'
 import type { TokenPresence } from './token-presence.js'
 
 export interface CandlesDeps {
@@ -30,17 +31,18 @@ export function candlesRouter(deps: CandlesDeps): Router {
   const router = Router()
 
   router.get('/tokens/:contract_address/candles', async (req, res) => {
-    const address = parseAddress(req.params.contract_address, 'contract_address')
-    const interval = parseCandleInterval(req)
-    const range = parseOptionalTimeRange(req)
-    const page = parsePage(req, MAX_SERIES_LIMIT)
-    const format = parseListFormat(req)
+    const { params, query } = parseRequest(listCandles, req)
+    const address = params.contract_address
+    const interval = { name: query.interval, ms: CANDLE_INTERVALS[query.interval] }
+    const range = timeRangeOf(query)
+    const page = { limit: query.limit, offset: query.offset }
+    const format = query.format
     if (!(await deps.tokens.isKnownAddress(address))) throw notFound(`No token with contract address ${address}`)
     const now = Date.now()
     const candles = await closedCandles(deps.clickhouse, deps.tables, address, now, interval.ms)
     const { from, to, total } = seriesWindow(candles, range, page)
     cacheClosedSeries(res, deps.caching, range, interval.ms, now)
-    await sendListPage(res, format, CANDLE_COLUMNS, { rows: candles.slice(from, to).map(roundCandle), pagination: { ...page, total } })
+    await sendListPage(res, format, CANDLE_COLUMNS, { rows: candles.slice(from, to).map(roundCandle), pagination: { ...page, total }, message: secondsHint(range, total) })
   })
 
   return router

@@ -4,23 +4,16 @@ import { stringify } from 'csv-stringify'
 import type { Request, Response } from 'express'
 import type { CsvColumns } from './csv-columns.js'
 import { sendPage } from './envelope.js'
-import { badRequest } from './http-error.js'
+import { formatParam, type ListFormat } from './contract/parameters.js'
+import { parseWith } from './contract/request-parsing.js'
 import type { Pagination } from './pagination.js'
-import { singleQueryValue } from './query-params.js'
 
-export const LIST_FORMATS = ['json', 'csv'] as const
-export type ListFormat = (typeof LIST_FORMATS)[number]
-
-function isListFormat(value: string): value is ListFormat {
-  return (LIST_FORMATS as readonly string[]).includes(value)
-}
-
-/** `format` of a list: json (the default) or csv; anything else is a 400 naming both. */
+/**
+ * `format` of a list, for a route outside the public contract (a public list declares
+ * `format` in api/contract/ and reads it with parseRequest): json (the default) or csv.
+ */
 export function parseListFormat(req: Request): ListFormat {
-  const raw = singleQueryValue(req, 'format')
-  if (raw === undefined) return 'json'
-  if (!isListFormat(raw)) throw badRequest(`format must be one of ${LIST_FORMATS.join(', ')} (got "${raw}")`)
-  return raw
+  return parseWith(formatParam, (req.query as Record<string, unknown>).format)
 }
 
 export interface ListPage<Row> {
@@ -28,6 +21,8 @@ export interface ListPage<Row> {
   pagination: Pagination
   /** Swaps only: the keyset cursor of the next page, null on the last. */
   nextCursor?: string | null
+  /** JSON only: a hint beside the page (e.g. time-range.ts's secondsHint). */
+  message?: string | undefined
 }
 
 function isPrematureClose(err: unknown): boolean {
@@ -49,7 +44,7 @@ export async function sendListPage<Row extends object>(
   page: ListPage<Row>,
 ): Promise<void> {
   if (format === 'json') {
-    sendPage(res, [...page.rows], page.pagination, page.nextCursor)
+    sendPage(res, [...page.rows], page.pagination, page.nextCursor, page.message)
     return
   }
   res.setHeader('Content-Type', 'text/csv; charset=utf-8')

@@ -1,12 +1,11 @@
 import { Router } from 'express'
-import { parseHoldingId } from '../shared/ids.js'
-import { parseAddress } from './address-params.js'
+import { getHolding, listHoldings, listTokenHoldings } from './contract/endpoints/holdings.js'
+import { parseRequest } from './contract/request-parsing.js'
 import { HOLDING_COLUMNS } from './csv-columns.js'
-import { parseListFormat, sendListPage } from './csv-format.js'
+import { sendListPage } from './csv-format.js'
 import { sendResult } from './envelope.js'
-import { badRequest, notFound } from './http-error.js'
+import { notFound } from './http-error.js'
 import type { HoldingsRepository } from './holdings-repository.js'
-import { parsePage } from './pagination.js'
 import { readOptionsOf } from './versioned-results.js'
 import type { TokenDirectory } from './token-directory.js'
 
@@ -14,17 +13,18 @@ export function holdingsRouter(holdings: HoldingsRepository, directory: TokenDir
   const router = Router()
 
   router.get('/holdings', async (req, res) => {
-    const page = parsePage(req)
-    const format = parseListFormat(req)
+    const { limit, offset, format } = parseRequest(listHoldings, req).query
+    const page = { limit, offset }
     await directory.fresh()
     const { holdings: result, total } = await holdings.list(page, undefined, readOptionsOf(req))
     await sendListPage(res, format, HOLDING_COLUMNS, { rows: result, pagination: { ...page, total } })
   })
 
   router.get('/holdings/token/:contract_address', async (req, res) => {
-    const address = parseAddress(req.params.contract_address, 'contract_address')
-    const page = parsePage(req)
-    const format = parseListFormat(req)
+    const { params, query } = parseRequest(listTokenHoldings, req)
+    const address = params.contract_address
+    const page = { limit: query.limit, offset: query.offset }
+    const format = query.format
     await directory.fresh()
     const { holdings: result, total } = await holdings.list(page, address, readOptionsOf(req))
     // A token is known by its metadata or by holdings of it (metadata may come later).
@@ -35,11 +35,7 @@ export function holdingsRouter(holdings: HoldingsRepository, directory: TokenDir
   })
 
   router.get('/holdings/:id', async (req, res) => {
-    const id = req.params.id
-    const key = parseHoldingId(id)
-    if (key === null) {
-      throw badRequest(`id must be a holding id: "<wallet address>-<token contract address>" (got "${id}")`)
-    }
+    const key = parseRequest(getHolding, req).params.id
     await directory.fresh()
     const holding = await holdings.find(key.walletAddress, key.contractAddress)
     if (holding === null) throw notFound(`No holding with id ${key.walletAddress}-${key.contractAddress}`)

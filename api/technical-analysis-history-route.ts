@@ -3,15 +3,16 @@ import { CANDLE_MS, closedCandles } from '../shared/candles.js'
 import type { ClickHouseClient } from '../shared/clickhouse.js'
 import { indicatorHistory, type IndicatorPoint } from '../shared/indicator-math/history.js'
 import type { Tables } from '../shared/tables.js'
-import { isAddress, parseAddress } from './address-params.js'
-import { parseOptionalTimeRange } from './candle-params.js'
+import { isAddress } from './address-params.js'
 import { cacheClosedSeries, type SeriesCachePolicy } from './cache-control.js'
 import { INDICATOR_HISTORY_COLUMNS } from './csv-columns.js'
-import { parseListFormat, sendListPage } from './csv-format.js'
+import { listTechnicalAnalysisHistory } from './contract/endpoints/technical-analysis.js'
+import { parseRequest } from './contract/request-parsing.js'
+import { sendListPage } from './csv-format.js'
 import { notFound } from './http-error.js'
-import { MAX_SERIES_LIMIT, parsePage } from './pagination.js'
 import { seriesWindow } from './series-window.js'
-import { parseTechnicalAnalysisTarget } from './technical-analysis-params.js'
+import { technicalAnalysisTarget } from './technical-analysis-params.js'
+import { secondsHint, timeRangeOf } from './time-range.js'
 import type { TokenDirectory } from './token-directory.js'
 import type { TokenPresence } from './token-presence.js'
 
@@ -49,13 +50,14 @@ export function technicalAnalysisHistoryRouter(deps: TechnicalAnalysisHistoryDep
   const router = Router()
 
   router.get('/technical-analysis/history', async (req, res) => {
-    const target = parseTechnicalAnalysisTarget(req)
-    const range = parseOptionalTimeRange(req)
-    const page = parsePage(req, MAX_SERIES_LIMIT)
-    const format = parseListFormat(req)
+    const { query, body } = parseRequest(listTechnicalAnalysisHistory, req)
+    const target = technicalAnalysisTarget(query, body)
+    const range = timeRangeOf(query)
+    const page = { limit: query.limit, offset: query.offset }
+    const format = query.format
     let address: string
     if ('contractAddress' in target) {
-      address = parseAddress(target.contractAddress, 'contract_address')
+      address = target.contractAddress
     } else {
       await deps.directory.fresh()
       const found = deps.directory.addressesForTokenId(target.tokenId, isAddress(target.tokenId))
@@ -72,6 +74,7 @@ export function technicalAnalysisHistoryRouter(deps: TechnicalAnalysisHistoryDep
     await sendListPage(res, format, INDICATOR_HISTORY_COLUMNS, {
       rows: indicatorHistory(candles, from, to).map(toResponsePoint),
       pagination: { ...page, total },
+      message: secondsHint(range, total),
     })
   })
 

@@ -2,9 +2,11 @@ import { Router } from 'express'
 import type { Redis } from '../shared/redis.js'
 import { readTechnicalAnalysis, type TechnicalAnalysis } from '../shared/technical-analysis.js'
 import type { Token } from '../shared/domain.js'
-import { isAddress, parseAddress } from './address-params.js'
+import { isAddress } from './address-params.js'
+import { getTechnicalAnalysis } from './contract/endpoints/technical-analysis.js'
+import { parseRequest } from './contract/request-parsing.js'
 import { HttpError, notFound } from './http-error.js'
-import { parseTechnicalAnalysisTarget } from './technical-analysis-params.js'
+import { technicalAnalysisTarget } from './technical-analysis-params.js'
 import type { OnDemandComputation, OnDemandOutcome } from './technical-analysis-on-demand.js'
 import type { TokenDirectory } from './token-directory.js'
 import { isRedisConnectionError } from './redis-connection-errors.js'
@@ -54,8 +56,9 @@ export function technicalAnalysisRouter(deps: TechnicalAnalysisDeps): Router {
   const router = Router()
 
   router.get('/technical-analysis', async (req, res) => {
-    const target = parseTechnicalAnalysisTarget(req)
-    const contractAddress = 'contractAddress' in target ? parseAddress(target.contractAddress, 'contract_address') : null
+    const { query, body } = parseRequest(getTechnicalAnalysis, req)
+    const target = technicalAnalysisTarget(query, body)
+    const contractAddress = 'contractAddress' in target ? target.contractAddress : null
     try {
       // When the result is cached, the one round trip is the Redis read: the token's
       // metadata and ids are in memory.

@@ -1,6 +1,7 @@
 import type { Request } from 'express'
-import { badRequest } from './http-error.js'
-import { singleQueryValue } from './query-params.js'
+import { z } from 'zod'
+import { checkTimeRange, timeParam } from './contract/parameters.js'
+import { parseWith } from './contract/request-parsing.js'
 
 export interface TimeRange {
   /** Inclusive, ms since the epoch. */
@@ -9,24 +10,35 @@ export interface TimeRange {
   endMs: number
 }
 
-function requiredMs(req: Request, name: string): number {
-  const raw = singleQueryValue(req, name)
-  if (raw === undefined || raw === '') {
-    throw badRequest(`${name} is required (Unix time in milliseconds)`)
-  }
-  const value = /^\d+$/.test(raw) ? Number(raw) : NaN
-  if (!(value <= Number.MAX_SAFE_INTEGER)) {
-    throw badRequest(`${name} must be a non-negative integer number of milliseconds since the epoch (got "${raw}")`)
-  }
-  return value
+/** The range of parsed `start_time` and `end_time`, or null when neither was given. */
+export function timeRangeOf(query: { start_time?: number | undefined; end_time?: number | undefined }): TimeRange | null {
+  const { start_time: startMs, end_time: endMs } = query
+  return startMs === undefined || endMs === undefined ? null : { startMs, endMs }
 }
 
-/** `start_time` and `end_time`, both required, both inclusive; start after end is a 400. */
+/** Below this, a time in ms is before 1973-03-03: such times are most likely seconds. */
+const SECONDS_LIKE_BELOW = 1e11
+
+/**
+ * Said beside an empty page whose range looks like seconds (both ends below 10^11):
+ * the times are milliseconds (Birdeye and GeckoTerminal take seconds).
+ */
+export function secondsHint(range: TimeRange | null, total: number): string | undefined {
+  if (range === null || total > 0 || range.startMs >= SECONDS_LIKE_BELOW || range.endMs >= SECONDS_LIKE_BELOW) return undefined
+  return (
+    `start_time and end_time are Unix times in milliseconds; ${range.startMs} and ${range.endMs} look like seconds ` +
+    `(nothing in that range): did you mean start_time=${range.startMs * 1000}&end_time=${range.endMs * 1000}?`
+  )
+}
+
+/**
+ * `start_time` and `end_time` alone, both required, for a route outside the public
+ * contract (a public endpoint declares them in api/contract/).
+ */
 export function parseTimeRange(req: Request): TimeRange {
-  const startMs = requiredMs(req, 'start_time')
-  const endMs = requiredMs(req, 'end_time')
-  if (startMs > endMs) {
-    throw badRequest(`start_time (${startMs}) must not be after end_time (${endMs})`)
-  }
-  return { startMs, endMs }
+  const query = parseWith(
+    z.object({ start_time: timeParam('start_time'), end_time: timeParam('end_time') }).superRefine(checkTimeRange),
+    req.query,
+  )
+  return { startMs: query.start_time, endMs: query.end_time }
 }

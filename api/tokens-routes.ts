@@ -1,10 +1,10 @@
 import { Router } from 'express'
-import { parseAddress } from './address-params.js'
+import { parseRequest } from './contract/request-parsing.js'
+import { getToken, listTokens } from './contract/endpoints/tokens.js'
 import { TOKEN_COLUMNS } from './csv-columns.js'
-import { parseListFormat, sendListPage } from './csv-format.js'
+import { sendListPage } from './csv-format.js'
 import { sendResult } from './envelope.js'
 import { notFound } from './http-error.js'
-import { parsePage } from './pagination.js'
 import type { TokenDirectory } from './token-directory.js'
 
 /** Tokens come from the in-memory directory: no ClickHouse round trip. */
@@ -12,15 +12,15 @@ export function tokensRouter(directory: TokenDirectory): Router {
   const router = Router()
 
   router.get('/tokens', async (req, res) => {
-    const page = parsePage(req)
-    const format = parseListFormat(req)
+    const { limit, offset, format } = parseRequest(listTokens, req).query
+    const page = { limit, offset }
     await directory.fresh()
     const { tokens: result, total } = directory.list(page)
     await sendListPage(res, format, TOKEN_COLUMNS, { rows: result, pagination: { ...page, total } })
   })
 
   router.get('/tokens/:contract_address', async (req, res) => {
-    const address = parseAddress(req.params.contract_address, 'contract_address')
+    const address = parseRequest(getToken, req).params.contract_address
     await directory.fresh()
     const token = directory.get(address)
     if (token === undefined) throw notFound(`No token with contract address ${address}`)
