@@ -1,7 +1,6 @@
 import { z } from 'zod'
 import { ADDRESS_PATTERN, TX_HASH_PATTERN } from '../../shared/hex-patterns.js'
 import { parseHoldingId } from '../../shared/ids.js'
-import { DEFAULT_LIMIT, MAX_LIMIT } from '../pagination.js'
 
 /**
  * The request parameters, each declared once as a zod schema: the validation, the 400
@@ -10,6 +9,12 @@ import { DEFAULT_LIMIT, MAX_LIMIT } from '../pagination.js'
  * strings.
  */
 
+
+export const DEFAULT_LIMIT = 50
+/** The interface's lists (section 8). */
+export const MAX_LIMIT = 500
+/** The longest page of a time series (candles, indicator history): a chart's worth. */
+export const MAX_SERIES_LIMIT = 1000
 
 function givenOnce(name: string): string {
   return `${name} must be given once, as a single value`

@@ -1,11 +1,11 @@
 import { z } from 'zod'
 import { ADDRESS_PATTERN } from '../../../shared/hex-patterns.js'
-import { MAX_SERIES_LIMIT } from '../../pagination.js'
 import { defineEndpoint } from '../endpoint.js'
 import { pageEnvelope, resultEnvelope } from '../envelopes.js'
 import {
   checkTimeRange,
   END_TIME_DESCRIPTION,
+  MAX_SERIES_LIMIT,
   optionalTimeParam,
   pageQueryShape,
   singleValue,

@@ -1,12 +1,12 @@
 import { z } from 'zod'
 import { CANDLE_INTERVALS, DEFAULT_CANDLE_INTERVAL } from '../../candle-params.js'
-import { MAX_SERIES_LIMIT } from '../../pagination.js'
 import { defineEndpoint } from '../endpoint.js'
 import { pageEnvelope, resultEnvelope } from '../envelopes.js'
 import {
   addressParam,
   checkTimeRange,
   END_TIME_DESCRIPTION,
+  MAX_SERIES_LIMIT,
   optionalTimeParam,
   pageQueryShape,
   START_TIME_DESCRIPTION,
