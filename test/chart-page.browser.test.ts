@@ -83,9 +83,12 @@ describe('GET / and its assets', () => {
   })
 })
 
+const skipReason = `chromium is not installed at ${CHROMIUM_PATH} (apt-get install -y chromium; .ci/run installs it)`
 const browserTitle = chromiumInstalled()
   ? 'the chart page in chromium, on the sample data'
-  : `the chart page in chromium — SKIPPED: chromium is not installed at ${CHROMIUM_PATH} (apt-get install -y chromium; .ci/run installs it)`
+  : `the chart page in chromium — SKIPPED: ${skipReason}`
+// Shown by the default reporter, which does not list skipped tests by name.
+if (!chromiumInstalled()) console.warn(`SKIPPED the chart page's browser tests: ${skipReason}`)
 
 describe.skipIf(!chromiumInstalled())(browserTitle, () => {
   let session: ChartPageSession
@@ -187,6 +190,23 @@ describe.skipIf(!chromiumInstalled())(browserTitle, () => {
     expect(await page.locator('#chart-error').isVisible()).toBe(true)
     expect((await pageStatus(page)).chart.candles).toBe(0)
     expect(status.errors.length).toBeGreaterThanOrEqual(3)
+  })
+
+  it('still shows the tables, and says why, when the chart library cannot be loaded', async () => {
+    const broken = await openChartPage(service.baseUrl, `/#${WBTC}`, (page) =>
+      page.route('**/chart-page/vendor/lightweight-charts.mjs', (route) => route.abort('connectionfailed')),
+    )
+    try {
+      const status = await waitUntilReady(broken.page, WBTC)
+      expect(await broken.page.locator('#chart-error').textContent()).toMatch(/^The chart library could not be loaded: /)
+      expect(status.errors).toHaveLength(1)
+      expect(status.chart).toEqual({})
+      expect(await tableRows(broken.page, 'holders')).toBeGreaterThan(0)
+      expect(await tableRows(broken.page, 'swaps')).toBe(25)
+      expect(await broken.page.locator('#stat-close').textContent()).toMatch(/^\$[\d,]+\.\d\d$/)
+    } finally {
+      await broken.close()
+    }
   })
 
   it('says so when a search matches nothing', async () => {

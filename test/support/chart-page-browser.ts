@@ -8,12 +8,26 @@ export function chromiumInstalled(): boolean {
   return existsSync(CHROMIUM_PATH)
 }
 
+/** How many points each series of the chart holds (price-chart.js `counts()`), and its price lines and panes. */
+export interface ChartCounts {
+  candles: number
+  volume: number
+  ma50: number
+  ma100: number
+  ma200: number
+  rsi: number
+  macd: number
+  pivotLines: number
+  panes: number
+}
+
 /** What the page reports on `window.chartPage` (api/chart-page/page/main.js). */
 export interface ChartPageStatus {
   state: 'loading' | 'ready'
   address: string | null
   symbol: string | null
-  chart: Record<string, number>
+  /** Zero until a token's candles are drawn; empty when the chart library could not be loaded. */
+  chart: ChartCounts
   holders: number
   swaps: number
   errors: string[]
@@ -27,8 +41,15 @@ export interface ChartPageSession {
   close(): Promise<void>
 }
 
-/** A headless chromium on the chart page of `baseUrl`, 1440×1100 (the README's screenshot size). */
-export async function openChartPage(baseUrl: string, path = '/'): Promise<ChartPageSession> {
+/**
+ * A headless chromium on the chart page of `baseUrl`, 1440×1100 (the README's screenshot
+ * size). `beforeLoad` runs before the page is requested (e.g. to make a request fail).
+ */
+export async function openChartPage(
+  baseUrl: string,
+  path = '/',
+  beforeLoad?: (page: Page) => Promise<unknown>,
+): Promise<ChartPageSession> {
   const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: ['--no-sandbox'] })
   try {
     const page = await browser.newPage({ viewport: { width: 1440, height: 1100 }, deviceScaleFactor: 1 })
@@ -37,6 +58,7 @@ export async function openChartPage(baseUrl: string, path = '/'): Promise<ChartP
     page.on('console', (message) => {
       if (message.type() === 'error') problems.push(`console: ${message.text()}`)
     })
+    await beforeLoad?.(page)
     await page.goto(`${baseUrl}${path}`)
     return { browser, page, problems, close: () => browser.close() }
   } catch (err) {

@@ -3,7 +3,6 @@
 
 import { getEnvelope, getResult } from './api-client.js'
 import { formatNumber, formatPercent, formatPrice, formatTime, formatUsd } from './format.js'
-import { createPriceChart } from './price-chart.js'
 import { renderHolders, renderLoading, renderSwaps } from './tables.js'
 import { loadTokenDirectory, wireTokenPicker } from './token-picker.js'
 
@@ -21,11 +20,19 @@ const byId = (id) => /** @type {HTMLElement} */ (document.getElementById(id))
  * What the page shows, for a reader of `window.chartPage` (the browser test among them).
  * @type {{state: 'loading' | 'ready', address: string | null, symbol: string | null,
  *         chart: Record<string, number>, holders: number, swaps: number, errors: string[]}}
+ * `chart` holds the chart's counts (price-chart.js) once a token is shown.
  */
 const status = { state: 'loading', address: null, symbol: null, chart: {}, holders: 0, swaps: 0, errors: [] }
 Object.assign(window, { chartPage: status })
 
-const chart = createPriceChart(byId('chart'))
+/**
+ * The chart, or null when its library could not be loaded (imported here rather than
+ * statically, so the tables and the API's messages still work without it).
+ * @type {ReturnType<typeof import('./price-chart.js').createPriceChart> | null}
+ */
+let chart = null
+/** Why the chart library could not be loaded, or null. */
+let chartProblem = null
 /** @type {import('./token-picker.js').Token[]} */
 let directory = []
 let generation = 0
@@ -63,7 +70,8 @@ function setStat(id, text, tone) {
 function resetPanels() {
   for (const id of ['page-error', 'chart-error', 'holders-error', 'swaps-error']) showError(id, null)
   status.errors = []
-  chart.clear()
+  if (chartProblem !== null) showError('chart-error', chartProblem)
+  chart?.clear()
   for (const id of ['stat-close', 'stat-change', 'stat-rsi', 'stat-macd', 'stat-pivot', 'stat-volume']) setStat(id, '—')
   byId('ta-note').textContent = ''
   byId('holders-count').textContent = ''
@@ -95,7 +103,7 @@ async function loadChart(address, current) {
     showError('chart-error', 'No closed 4-hour candle for this token yet: it has no price observations or swaps.')
     return
   }
-  chart.setData(candles, history)
+  chart?.setData(candles, history)
   const last = candles[candles.length - 1]
   const dayAgo = candles[Math.max(0, candles.length - 1 - DAY_IN_CANDLES)]
   setStat('stat-close', formatPrice(last.close))
@@ -108,7 +116,7 @@ async function loadTechnicalAnalysis(address, current) {
   const envelope = await getEnvelope('/technical-analysis', { contract_address: address })
   if (!current()) return
   const ta = envelope.result
-  chart.setPivots(ta.pivotPoints)
+  chart?.setPivots(ta.pivotPoints)
   setStat('stat-rsi', formatNumber(ta.rsi, 1), ta.rsi === null ? '' : ta.rsi >= 70 ? 'down' : ta.rsi <= 30 ? 'up' : '')
   const histogram = ta.macd?.histogram ?? null
   setStat('stat-macd', formatNumber(histogram, 4), histogram === null ? '' : histogram >= 0 ? 'up' : 'down')
@@ -141,7 +149,7 @@ async function loadSwaps(address, tokenId, current) {
 async function show(address) {
   const mine = ++generation
   const current = () => mine === generation
-  Object.assign(status, { state: 'loading', address, symbol: null, chart: {}, holders: 0, swaps: 0 })
+  Object.assign(status, { state: 'loading', address, symbol: null, chart: chart?.counts() ?? {}, holders: 0, swaps: 0 })
   document.body.dataset.state = 'loading'
   resetPanels()
   showToken(directory.find((t) => t.contract_address === address) ?? null, address)
@@ -169,7 +177,7 @@ async function show(address) {
     guarded('swaps-error', token.then((t) => loadSwaps(address, t?.id ?? address, current))),
   ])
   if (!current()) return
-  status.chart = chart.counts()
+  status.chart = chart?.counts() ?? {}
   status.state = 'ready'
   document.body.dataset.state = 'ready'
 }
@@ -193,7 +201,17 @@ function pick(address) {
   else location.hash = address
 }
 
+async function loadChartLibrary() {
+  try {
+    const { createPriceChart } = await import('./price-chart.js')
+    chart = createPriceChart(byId('chart'))
+  } catch (err) {
+    chartProblem = `The chart library could not be loaded: ${messageOf(err)}`
+  }
+}
+
 async function start() {
+  await loadChartLibrary()
   wireTokenPicker({
     form: /** @type {HTMLFormElement} */ (byId('token-search')),
     input: /** @type {HTMLInputElement} */ (byId('token-query')),
@@ -215,8 +233,9 @@ async function start() {
     showError('page-error', `Token search is unavailable: ${messageOf(err)}`)
   }
   const address = await initialAddress()
-  if (address) await show(address)
-  else {
+  if (address) {
+    await show(address)
+  } else {
     showError('page-error', 'The service holds no token yet.')
     status.state = 'ready'
     document.body.dataset.state = 'ready'
