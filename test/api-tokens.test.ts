@@ -139,7 +139,8 @@ describe('GET /tokens', () => {
 
   describe('errors anywhere are JSON', () => {
     it('unknown path: 404 JSON', async () => {
-      for (const path of ['/nope', '/tokens/a/b/c', '/']) {
+      // (GET / is the chart page: test/chart-page.browser.test.ts)
+      for (const path of ['/nope', '/tokens/a/b/c', '/chart-page/nope.js']) {
         const { status, body } = await getJson(`${api.baseUrl}${path}`)
         expect(status).toBe(404)
         expect(body.status).toBe('error')
