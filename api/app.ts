@@ -19,6 +19,9 @@ import type { TokenDirectory } from './token-directory.js'
 import { TokenPresence } from './token-presence.js'
 import { tokensRouter } from './tokens-routes.js'
 import { VersionedResults } from './versioned-results.js'
+import { walletsRouter } from './wallets-routes.js'
+import { TokenFlowsRepository } from './token-flows-repository.js'
+import { tokenFlowsRouter } from './token-flows-route.js'
 
 export interface ApiDeps {
   clickhouse: ClickHouseClient
@@ -40,7 +43,9 @@ export function createApp(deps: ApiDeps): Express {
   const directory = deps.tokenDirectory
   const holdings = new HoldingsRepository(deps.clickhouse, deps.tables, directory, new VersionedResults(deps.redis, deps.redisPrefix, 'holdings'))
   const hourCounts = new SwapHourCounts(deps.clickhouse, deps.tables, deps.redis, deps.redisPrefix)
-  const swaps = new SwapsRepository(deps.clickhouse, deps.tables, hourCounts, directory, new VersionedResults(deps.redis, deps.redisPrefix, 'swaps'))
+  const keptSwaps = new VersionedResults(deps.redis, deps.redisPrefix, 'swaps')
+  const swaps = new SwapsRepository(deps.clickhouse, deps.tables, hourCounts, directory, keptSwaps)
+  const flows = new TokenFlowsRepository(deps.clickhouse, deps.tables, keptSwaps)
 
   const app = express()
   app.disable('x-powered-by')
@@ -53,6 +58,8 @@ export function createApp(deps: ApiDeps): Express {
   app.use(candlesRouter({ clickhouse: deps.clickhouse, tables: deps.tables, tokens, caching: deps.seriesCaching }))
   app.use(holdingsRouter(holdings, directory))
   app.use(swapsRouter(swaps, directory))
+  app.use(walletsRouter(holdings, directory))
+  app.use(tokenFlowsRouter({ flows, directory, tokens }))
   app.use(technicalAnalysisHistoryRouter({ clickhouse: deps.clickhouse, tables: deps.tables, directory, tokens, caching: deps.seriesCaching }))
   app.use(technicalAnalysisRouter({ directory, tokens, redis: deps.redis, redisPrefix: deps.redisPrefix, onDemand: deps.onDemand }))
   app.use(chartPageRouter())

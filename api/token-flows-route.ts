@@ -1,16 +1,12 @@
 import { Router } from 'express'
-import { parseAddress } from './address-params.js'
+import { getTokenFlows } from './contract/endpoints/wallets.js'
+import { parseRequest } from './contract/request-parsing.js'
 import { sendResult } from './envelope.js'
-import { badRequest, notFound } from './http-error.js'
-import { singleQueryValue } from './query-params.js'
-import { parseTimeRange } from './time-range.js'
+import { notFound } from './http-error.js'
 import type { TokenDirectory } from './token-directory.js'
 import type { TokenFlowsRepository } from './token-flows-repository.js'
 import type { TokenPresence } from './token-presence.js'
 import { readOptionsOf } from './versioned-results.js'
-
-export const DEFAULT_TOP_WALLETS = 10
-export const MAX_TOP_WALLETS = 100
 
 /**
  * GET /tokens/:contract_address/flows?start_time&end_time[&top]: the smart-money net flow
@@ -22,25 +18,16 @@ export function tokenFlowsRouter(deps: { flows: TokenFlowsRepository; directory:
   const router = Router()
 
   router.get('/tokens/:contract_address/flows', async (req, res) => {
-    const address = parseAddress(req.params.contract_address, 'contract_address')
-    const window = parseTimeRange(req)
-    const top = parseTop(singleQueryValue(req, 'top'))
+    const { params, query } = parseRequest(getTokenFlows, req)
+    const address = params.contract_address
     await deps.directory.fresh()
     if (deps.directory.get(address) === undefined && !(await deps.tokens.isKnownAddress(address))) {
       throw notFound(`No token with contract address ${address}`)
     }
-    const flows = await deps.flows.flows(deps.directory.ref(address), [address], window, top, readOptionsOf(req))
+    const window = { startMs: query.start_time, endMs: query.end_time }
+    const flows = await deps.flows.flows(deps.directory.ref(address), [address], window, query.top, readOptionsOf(req))
     sendResult(res, flows)
   })
 
   return router
-}
-
-function parseTop(raw: string | undefined): number {
-  if (raw === undefined) return DEFAULT_TOP_WALLETS
-  const value = /^\d+$/.test(raw) ? Number(raw) : NaN
-  if (!(value >= 1 && value <= MAX_TOP_WALLETS)) {
-    throw badRequest(`top must be an integer from 1 to ${MAX_TOP_WALLETS} (got "${raw}")`)
-  }
-  return value
 }

@@ -1,9 +1,9 @@
 import { Router } from 'express'
-import { parseAddress } from './address-params.js'
+import { listWalletHoldings } from './contract/endpoints/wallets.js'
+import { parseRequest } from './contract/request-parsing.js'
 import { HOLDING_COLUMNS } from './csv-columns.js'
-import { parseListFormat, sendListPage } from './csv-format.js'
+import { sendListPage } from './csv-format.js'
 import type { HoldingsRepository } from './holdings-repository.js'
-import { parsePage } from './pagination.js'
 import type { TokenDirectory } from './token-directory.js'
 import { readOptionsOf } from './versioned-results.js'
 
@@ -16,21 +16,20 @@ export function walletsRouter(holdings: HoldingsRepository, directory: TokenDire
   const router = Router()
 
   router.get('/wallets/:address/holdings', async (req, res) => {
-    const wallet = parseAddress(req.params.address, 'address')
-    const page = parsePage(req)
-    const format = parseListFormat(req)
+    const { params, query } = parseRequest(listWalletHoldings, req)
+    const page = { limit: query.limit, offset: query.offset }
     await directory.fresh()
-    const result = await holdings.listOfWallet(wallet, page, readOptionsOf(req))
+    const result = await holdings.listOfWallet(params.address, page, readOptionsOf(req))
     const pagination = { ...page, total: result.total }
-    if (format === 'csv') {
+    if (query.format === 'csv') {
       res.setHeader('X-Total-Value-Usd', String(result.totalValueUsd))
-      await sendListPage(res, format, HOLDING_COLUMNS, { rows: result.holdings, pagination })
+      await sendListPage(res, query.format, HOLDING_COLUMNS, { rows: result.holdings, pagination })
       return
     }
     res.json({
       status: 'success',
       result: result.holdings,
-      summary: { wallet_address: wallet, total_value_usd: result.totalValueUsd, holdings_without_value: result.withoutValue },
+      summary: { wallet_address: params.address, total_value_usd: result.totalValueUsd, holdings_without_value: result.withoutValue },
       pagination,
     })
   })

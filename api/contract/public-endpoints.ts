@@ -4,17 +4,20 @@ import { health, metrics, ready } from './endpoints/operator.js'
 import { getSwap, listSwaps } from './endpoints/swaps.js'
 import { getTechnicalAnalysis, listTechnicalAnalysisHistory } from './endpoints/technical-analysis.js'
 import { getToken, listCandles, listTokens } from './endpoints/tokens.js'
+import { getTokenFlows, listWalletHoldings } from './endpoints/wallets.js'
 
 /** Every public operation, in the order of the document. (Operator tools under /admin are not public.) */
 export const PUBLIC_ENDPOINTS: readonly Endpoint[] = [
   listTokens,
   getToken,
   listCandles,
+  getTokenFlows,
   listHoldings,
   listTokenHoldings,
   getHolding,
   listSwaps,
   getSwap,
+  listWalletHoldings,
   getTechnicalAnalysis,
   listTechnicalAnalysisHistory,
   health,
