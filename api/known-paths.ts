@@ -1,23 +1,15 @@
+import { DOCUMENTATION_PATHS } from './contract/docs-routes.js'
+import { PUBLIC_ENDPOINTS } from './contract/public-endpoints.js'
+
 /**
- * Every path the API serves, as its routes declare them. Requests with a method other
- * than GET or HEAD never reach the routes (see method-guard.ts), so this list is what
- * tells a 405 (a known path) from a 404. test/api-http-methods.test.ts checks each one
- * answers GET.
+ * Every path the API serves: the contract's endpoints, the documentation and the pages.
+ * Requests with a method other than GET or HEAD never reach the routes (see
+ * method-guard.ts), so this list is what tells a 405 (a known path) from a 404.
+ * test/api-http-edges.test.ts checks each one answers GET.
  */
 export const KNOWN_PATHS: readonly string[] = [
-  '/health',
-  '/ready',
-  '/metrics',
-  '/tokens',
-  '/tokens/:contract_address',
-  '/tokens/:contract_address/candles',
-  '/holdings',
-  '/holdings/token/:contract_address',
-  '/holdings/:id',
-  '/swap-transactions',
-  '/swap-transactions/:hash',
-  '/technical-analysis',
-  '/technical-analysis/history',
+  ...PUBLIC_ENDPOINTS.map((endpoint) => endpoint.path),
+  ...DOCUMENTATION_PATHS,
 ]
 
 function escapeRegExp(text: string): string {
