@@ -153,12 +153,12 @@ describe('HTTP for bulk pulls', () => {
       const history = await fetchBytes(url(`/technical-analysis/history?contract_address=${weth}&${closedRange}`))
       expect(history.headers['cache-control']).toBe('public, max-age=3600')
       // 1h candles: the range reaches the hour in progress, which will close into it.
-      const hourly = await fetchBytes(url(`/tokens/${weth}/candles?interval=1h&start_time=${lastClosed}&end_time=${candleStart(now, HOUR)}`))
+      const hourly = await fetchBytes(url(`/tokens/${weth}/candles?interval=1h&start_time=${lastClosed}&end_time=${now + HOUR}`))
       expect(hourly.headers['cache-control']).toBe('no-cache')
 
       for (const path of [
         `/tokens/${weth}/candles`, // the latest candles: a new one closes every 4 hours
-        `/tokens/${weth}/candles?start_time=0&end_time=${now}`,
+        `/tokens/${weth}/candles?start_time=0&end_time=${now + CANDLE_MS}`,
         `/technical-analysis/history?contract_address=${weth}`,
         '/tokens',
         `/holdings`,
