@@ -5,7 +5,6 @@ import type { Redis } from '../shared/redis.js'
 import type { Tables } from '../shared/tables.js'
 import { revalidateAlways, type SeriesCachePolicy } from './cache-control.js'
 import { candlesRouter } from './candles-route.js'
-import { chartPageRouter } from './chart-page/chart-page-route.js'
 import { errorResponder, unknownRoute } from './error-handling.js'
 import { HoldingsRepository } from './holdings-repository.js'
 import { holdingsRouter } from './holdings-routes.js'
@@ -62,7 +61,6 @@ export function createApp(deps: ApiDeps): Express {
   app.use(tokenFlowsRouter({ flows, directory, tokens }))
   app.use(technicalAnalysisHistoryRouter({ clickhouse: deps.clickhouse, tables: deps.tables, directory, tokens, caching: deps.seriesCaching }))
   app.use(technicalAnalysisRouter({ directory, tokens, redis: deps.redis, redisPrefix: deps.redisPrefix, onDemand: deps.onDemand }))
-  app.use(chartPageRouter())
   app.use(unknownRoute)
   app.use(errorResponder(deps.logger))
   return app

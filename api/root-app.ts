@@ -2,6 +2,7 @@ import compression from 'compression'
 import express, { type Express, type Router } from 'express'
 import type { Logger } from '../shared/logger.js'
 import type { ReadAccess } from './access-control.js'
+import { chartPageRouter } from './chart-page/chart-page-route.js'
 import { docsRouter } from './contract/docs-routes.js'
 import { errorResponder } from './error-handling.js'
 import { methodGuard } from './method-guard.js'
@@ -43,6 +44,9 @@ export function createRootApp(parts: RootAppParts): Express {
   root.use(parts.health)
   root.use(parts.metrics)
   root.use(docsRouter())
+  // The chart page's files, like the docs, need no API key and spend no rate-limit budget;
+  // the API calls it makes do.
+  root.use(chartPageRouter())
   root.use(parts.access.guard)
   root.use(parts.api)
   root.use(errorResponder(parts.logger))
