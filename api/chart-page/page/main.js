@@ -236,7 +236,8 @@ async function start() {
   if (address) {
     await show(address)
   } else {
-    showError('page-error', 'The service holds no token yet.')
+    // Unless the API refused to list them (its message is shown already).
+    if (status.errors.length === 0) showError('page-error', 'The service holds no token yet.')
     status.state = 'ready'
     document.body.dataset.state = 'ready'
   }
