@@ -1,7 +1,7 @@
-import { Router } from 'express'
+import { Router, type Request, type Response } from 'express'
 import { isAddress } from './address-params.js'
-import { getSwap, listSwaps } from './contract/endpoints/swaps.js'
-import { parseRequest } from './contract/request-parsing.js'
+import { getSwap, listSwaps, listWalletSwaps } from './contract/endpoints/swaps.js'
+import { parseRequest, type ParsedRequest } from './contract/request-parsing.js'
 import { SWAP_COLUMNS } from './csv-columns.js'
 import { sendListPage } from './csv-format.js'
 import { sendResult } from './envelope.js'
@@ -12,16 +12,18 @@ import { secondsHint } from './time-range.js'
 import type { TokenDirectory } from './token-directory.js'
 import { readOptionsOf } from './versioned-results.js'
 
+type SwapListQuery = ParsedRequest<typeof listWalletSwaps>['query']
+
 export function swapsRouter(swaps: SwapsRepository, directory: TokenDirectory): Router {
   const router = Router()
 
-  router.get('/swap-transactions', async (req, res) => {
-    const query = parseRequest(listSwaps, req).query
+  /** A page of swaps in a range, by offset or cursor, optionally of one wallet and/or token. */
+  async function sendSwapPage(req: Request, res: Response, query: SwapListQuery, walletAddress: string | undefined): Promise<void> {
     const range = { startMs: query.start_time, endMs: query.end_time }
     const page = { limit: query.limit, offset: query.offset ?? 0 }
     await directory.fresh() // token changes announced before this request are in its rows
     const filter: SwapFilter = { ...range }
-    if (query.address !== undefined) filter.walletAddress = query.address
+    if (walletAddress !== undefined) filter.walletAddress = walletAddress
     const tokenId = query.token_id
     // A filter: an id that names no token matches no swap (an empty page, not a 404).
     if (tokenId !== undefined) filter.tokenAddresses = directory.addressesForTokenId(tokenId, isAddress(tokenId))
@@ -36,6 +38,17 @@ export function swapsRouter(swaps: SwapsRepository, directory: TokenDirectory): 
       nextCursor: next,
       message: secondsHint(range, result.total),
     })
+  }
+
+  router.get('/swap-transactions', async (req, res) => {
+    const query = parseRequest(listSwaps, req).query
+    await sendSwapPage(req, res, query, query.address)
+  })
+
+  // The same list under the wallet's path (a cursor is interchangeable with ?address=).
+  router.get('/wallets/:address/swaps', async (req, res) => {
+    const { params, query } = parseRequest(listWalletSwaps, req)
+    await sendSwapPage(req, res, query, params.address)
   })
 
   router.get('/swap-transactions/:hash', async (req, res) => {

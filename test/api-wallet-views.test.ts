@@ -83,6 +83,18 @@ describe('wallet views and token flows', () => {
     expect(nobody.body.summary.total_value_usd).toBe(0)
   })
 
+  it("serves one wallet's swaps as /swap-transactions?address= does, cursor included", async () => {
+    const underPath = await getJson(`${api.baseUrl}/wallets/${alice}/swaps?${WINDOW}&limit=2`)
+    const byQuery = await getJson(`${api.baseUrl}/swap-transactions?${WINDOW}&address=${alice}&limit=2`)
+    expect(underPath.status).toBe(200)
+    expect(underPath.body).toEqual(byQuery.body)
+    expect(underPath.body.pagination.total).toBe(4)
+    const next = await getJson(`${api.baseUrl}/wallets/${alice}/swaps?${WINDOW}&limit=2&cursor=${underPath.body.pagination.next_cursor}`)
+    expect(next.body.result.map((s: { hash: string }) => s.hash)).toEqual([hashFor('views-2'), hashFor('views-1')])
+    const unknown = await getJson(`${api.baseUrl}/wallets/${alice}/swaps?${WINDOW}&address=${bob}`)
+    expect(unknown.status).toBe(400)
+  })
+
   it('refuses a malformed wallet address', async () => {
     const { status, body } = await getJson(`${api.baseUrl}/wallets/0x123/holdings`)
     expect(status).toBe(400)

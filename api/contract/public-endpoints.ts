@@ -1,7 +1,7 @@
 import type { Endpoint } from './endpoint.js'
 import { getHolding, listHoldings, listTokenHoldings } from './endpoints/holdings.js'
 import { health, metrics, ready } from './endpoints/operator.js'
-import { getSwap, listSwaps } from './endpoints/swaps.js'
+import { getSwap, listSwaps, listWalletSwaps } from './endpoints/swaps.js'
 import { getTechnicalAnalysis, listTechnicalAnalysisHistory } from './endpoints/technical-analysis.js'
 import { getToken, listCandles, listTokens } from './endpoints/tokens.js'
 import { getTokenFlows, listWalletHoldings } from './endpoints/wallets.js'
@@ -18,6 +18,7 @@ export const PUBLIC_ENDPOINTS: readonly Endpoint[] = [
   listSwaps,
   getSwap,
   listWalletHoldings,
+  listWalletSwaps,
   getTechnicalAnalysis,
   listTechnicalAnalysisHistory,
   health,
