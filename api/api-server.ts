@@ -36,17 +36,8 @@ export interface ApiServer {
 /** The API with the connections it owns, listening on `port` (0: any free port) and `host` (default: HOST). */
 export async function startApiServer(runtime: Runtime, port: number, host?: string): Promise<ApiServer> {
   const { config, logger } = runtime
-  const redis = createRedis(config.redis.url, 'commands')
-  let redisDown = false
-  redis.on('error', (err: Error) => {
-    // Logged once per outage: ioredis retries in the background and would repeat it.
-    if (!redisDown) logger.warn('redis unavailable', { err })
-    redisDown = true
-  })
-  redis.on('ready', () => {
-    if (redisDown) logger.info('redis available again')
-    redisDown = false
-  })
+  // The connection policy of shared/redis.ts: an outage is logged once, as is the recovery.
+  const redis = createRedis(config.redis.url, 'commands', logger)
   const tokenDirectory = await TokenDirectory.start({
     clickhouse: runtime.clickhouse,
     tables: runtime.tables,
@@ -58,7 +49,7 @@ export async function startApiServer(runtime: Runtime, port: number, host?: stri
     redis.disconnect()
     throw err
   })
-  const onDemand = new QueueOnDemandComputation(config.redis, config.indicators.onDemandWaitMs, logger, config.indicators.negativeCacheMs)
+  const onDemand = new QueueOnDemandComputation(config, config.indicators.onDemandWaitMs, logger, config.indicators.negativeCacheMs)
   const app = createApp({
     clickhouse: runtime.clickhouse,
     tables: runtime.tables,
@@ -79,7 +70,7 @@ export async function startApiServer(runtime: Runtime, port: number, host?: stri
         timeoutMs: READINESS_CHECK_TIMEOUT_MS,
       }),
   })
-  const queueMetrics = new QueueMetrics(config.redis, runtime.clickhouse, runtime.tables)
+  const queueMetrics = new QueueMetrics(config, runtime.clickhouse, runtime.tables, logger)
   const metrics = metricsRouter(queueMetrics)
   const server = createServer(httpServerOptions(config.http), createRootApp({ api: app, health, metrics, access: readAccess(config.httpApi, redis, config.redis.prefix, logger), logger }))
   server.maxConnections = config.http.maxConnections

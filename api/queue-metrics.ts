@@ -1,29 +1,34 @@
-import { Queue } from 'bullmq'
 import { Gauge, Registry } from 'prom-client'
 import type { ClickHouseClient } from '../shared/clickhouse.js'
 import type { Config } from '../shared/config.js'
+import type { Logger } from '../shared/logger.js'
 import { queryRows } from '../shared/query-rows.js'
+import { QueueFactory } from '../shared/queue-factory.js'
 import { QueueNames } from '../shared/queues.js'
-import { createRedis } from '../shared/redis.js'
+import { createRedis, type Redis } from '../shared/redis.js'
 import type { Tables } from '../shared/tables.js'
+import { newestIndicatorResultAt } from './indicator-freshness.js'
 
 const STATES = ['waiting', 'active', 'delayed', 'prioritized', 'failed', 'completed'] as const
 
 /**
- * Gauges read when Prometheus scrapes: each queue's jobs by state, and the dead letters
- * not yet re-driven. They live in a registry of this API's own (several APIs may share a
- * process in tests), merged with the process's metrics at scrape time.
+ * Gauges read when Prometheus scrapes: each queue's jobs by state, the dead letters not
+ * yet re-driven, and how fresh the indicator results are. They live in a registry of this
+ * API's own (several APIs may share a process in tests), merged with the process's
+ * metrics at scrape time.
  */
 export class QueueMetrics {
   readonly registry = new Registry()
-  private readonly connection
-  private readonly queues: Queue[]
+  private readonly factory: QueueFactory
+  private readonly commands: Redis
 
-  constructor(redis: Config['redis'], clickhouse: ClickHouseClient, tables: Tables) {
-    this.connection = createRedis(redis.url, 'commands')
-    this.connection.on('error', () => undefined) // the API's own connection logs outages
-    this.queues = Object.values(QueueNames).map((name) => new Queue(name, { connection: this.connection, prefix: redis.prefix }))
-    const queues = this.queues
+  constructor(config: Pick<Config, 'redis' | 'ingest'>, clickhouse: ClickHouseClient, tables: Tables, logger?: Logger) {
+    // Fail fast: a scrape while Redis is down errors at once instead of hanging.
+    this.factory = new QueueFactory(config, logger, { failFast: true })
+    const queues = Object.values(QueueNames).map((name) => this.factory.queue(name))
+    const indicators = this.factory.queue(QueueNames.indicators)
+    const commands = (this.commands = createRedis(config.redis.url, 'commands', logger))
+    if (!logger) commands.on('error', () => undefined)
     new Gauge({
       name: 'queue_jobs',
       help: 'Jobs in each queue, by state',
@@ -49,10 +54,22 @@ export class QueueMetrics {
         this.set(Number(row?.n ?? 0))
       },
     })
+    new Gauge({
+      name: 'indicator_result_age_seconds',
+      help: 'Seconds since the indicator engine last wrote a technical-analysis result (absent: none on record in the queue events)',
+      // A labelled gauge can be absent (an unlabelled one always shows a value): `absent()` alerts on it.
+      labelNames: ['queue'] as const,
+      registers: [this.registry],
+      async collect() {
+        this.reset()
+        const at = await newestIndicatorResultAt(commands, indicators)
+        if (at !== null) this.set({ queue: indicators.name }, Math.max(0, (Date.now() - at) / 1000))
+      },
+    })
   }
 
   async close(): Promise<void> {
-    await Promise.allSettled(this.queues.map((q) => q.close()))
-    this.connection.disconnect()
+    await this.factory.close()
+    this.commands.disconnect()
   }
 }

@@ -1,8 +1,8 @@
-import { Queue, QueueEvents } from 'bullmq'
+import type { QueueEvents } from 'bullmq'
 import type { Config } from '../shared/config.js'
 import type { Logger } from '../shared/logger.js'
-import { IndicatorJobNames, QueueNames, type IndicatorJobData, type IndicatorJobResult } from '../shared/queues.js'
-import { createRedis, type Redis } from '../shared/redis.js'
+import { QueueFactory, type TypedQueue } from '../shared/queue-factory.js'
+import { IndicatorJobNames, QueueNames, type IndicatorJobResult } from '../shared/queues.js'
 import { ExpiringMemory } from './expiring-memory.js'
 import { IndicatorJobWaiter } from './indicator-job-waiter.js'
 import { PerKeyCoalescer } from './per-key-coalescer.js'
@@ -17,8 +17,6 @@ export interface OnDemandComputation {
   compute(contractAddress: string): Promise<OnDemandOutcome>
   close(): Promise<void>
 }
-
-type RecomputeTokenData = IndicatorJobData['recompute-token']
 
 /** The BullMQ job id (and deduplication id) of a token's on-demand computation. */
 export function recomputeTokenDeduplicationId(contractAddress: string): string {
@@ -44,16 +42,16 @@ export function recomputeTokenDeduplicationId(contractAddress: string): string {
  */
 export class QueueOnDemandComputation implements OnDemandComputation {
   private opened?: {
-    queue: Queue<RecomputeTokenData, IndicatorJobResult>
+    queue: TypedQueue<typeof QueueNames.indicators>
     events: QueueEvents
     waiter: IndicatorJobWaiter
-    connections: Redis[]
+    factory: QueueFactory
   }
   private readonly inFlight = new PerKeyCoalescer<OnDemandOutcome>()
   private readonly nothingToCompute: ExpiringMemory<OnDemandOutcome>
 
   constructor(
-    private readonly redis: Config['redis'],
+    private readonly config: Pick<Config, 'redis' | 'ingest'>,
     private readonly waitMs: number,
     private readonly logger: Logger,
     negativeCacheMs: number,
@@ -76,11 +74,8 @@ export class QueueOnDemandComputation implements OnDemandComputation {
     const job = await queue.add(
       IndicatorJobNames.recomputeToken,
       { contract_address: contractAddress },
-      {
-        deduplication: { id: recomputeTokenDeduplicationId(contractAddress) },
-        removeOnComplete: { age: 3600, count: 1000 },
-        removeOnFail: { age: 24 * 3600, count: 1000 },
-      },
+      // One attempt: the client waits for this computation only, for TA_ON_DEMAND_WAIT_MS.
+      { deduplication: { id: recomputeTokenDeduplicationId(contractAddress) }, attempts: 1 },
     )
     if (this.waitMs === 0 || job.id === undefined) return { state: 'timed-out', waitedMs: 0 }
     const outcome = await waiter.wait(job.id, this.waitMs)
@@ -89,23 +84,13 @@ export class QueueOnDemandComputation implements OnDemandComputation {
 
   private open() {
     if (this.opened) return this.opened
-    const queueConnection = this.watch(createRedis(this.redis.url, 'commands'))
-    const eventsConnection = this.watch(createRedis(this.redis.url, 'bullmq'))
-    const queue = new Queue<RecomputeTokenData, IndicatorJobResult>(QueueNames.indicators, {
-      connection: queueConnection,
-      prefix: this.redis.prefix,
-    })
-    const events = new QueueEvents(QueueNames.indicators, { connection: eventsConnection, prefix: this.redis.prefix })
-    queue.on('error', (err) => this.logger.warn('indicators queue error', { err }))
-    events.on('error', (err) => this.logger.warn('indicators queue events error', { err }))
+    // Fail fast: a request while Redis is down is answered at once instead of held.
+    const factory = new QueueFactory(this.config, this.logger, { failFast: true })
+    const queue = factory.queue(QueueNames.indicators)
+    const events = factory.events(QueueNames.indicators)
     const waiter = new IndicatorJobWaiter(queue, events)
-    this.opened = { queue, events, waiter, connections: [queueConnection, eventsConnection] }
+    this.opened = { queue, events, waiter, factory }
     return this.opened
-  }
-
-  private watch(connection: Redis): Redis {
-    connection.on('error', (err: Error) => this.logger.debug('redis connection error', { err }))
-    return connection
   }
 
   async close(): Promise<void> {
@@ -113,7 +98,6 @@ export class QueueOnDemandComputation implements OnDemandComputation {
     this.opened = undefined
     if (!opened) return
     opened.waiter.abortAll('the API is shutting down')
-    await Promise.allSettled([opened.events.close(), opened.queue.close()])
-    for (const connection of opened.connections) connection.disconnect()
+    await opened.factory.close()
   }
 }

@@ -3,12 +3,10 @@
  * indicator engine (npm start, or npm run start:indicators) to recompute, waits for the
  * job and prints what was written. It talks only to Redis.
  */
-import { QueueEvents } from 'bullmq'
 import { loadConfig } from '../shared/config.js'
+import { QueueFactory } from '../shared/queue-factory.js'
 import { IndicatorJobNames, QueueNames, type IndicatorJobResult } from '../shared/queues.js'
 import { address } from '../shared/records.js'
-import { createRedis } from '../shared/redis.js'
-import { openIndicatorQueue } from './indicator-queue.js'
 
 const USAGE = 'usage: npm run indicators -- --all | --token ADDRESS [--timeout SECONDS]'
 
@@ -43,10 +41,9 @@ try {
 }
 
 const config = loadConfig()
-const queueConnection = createRedis(config.redis.url, 'bullmq')
-const eventsConnection = createRedis(config.redis.url, 'bullmq')
-const queue = openIndicatorQueue(config.redis, queueConnection)
-const events = new QueueEvents(QueueNames.indicators, { connection: eventsConnection, prefix: config.redis.prefix })
+const queues = new QueueFactory(config)
+const queue = queues.queue(QueueNames.indicators)
+const events = queues.events(QueueNames.indicators)
 let exitCode = 0
 try {
   await events.waitUntilReady()
@@ -73,8 +70,6 @@ try {
   )
   exitCode = 1
 } finally {
-  await Promise.allSettled([events.close(), queue.close()])
-  queueConnection.disconnect()
-  eventsConnection.disconnect()
+  await queues.close()
 }
 process.exit(exitCode)

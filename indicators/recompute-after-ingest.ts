@@ -1,8 +1,6 @@
-import { Queue } from 'bullmq'
+import { QueueFactory } from '../shared/queue-factory.js'
 import { IndicatorJobNames, QueueNames } from '../shared/queues.js'
-import { createRedis } from '../shared/redis.js'
 import type { Runtime } from '../shared/runtime.js'
-import { openIndicatorQueue } from './indicator-queue.js'
 
 const UNFINISHED = new Set(['waiting', 'active', 'delayed', 'prioritized', 'waiting-children'])
 
@@ -14,10 +12,9 @@ const UNFINISHED = new Set(['waiting', 'active', 'delayed', 'prioritized', 'wait
  */
 export async function recomputeAllAfterIngestJobs(runtime: Runtime, jobIds: string[], timeoutMs = 10 * 60_000): Promise<void> {
   const { config, logger } = runtime
-  const connection = createRedis(config.redis.url, 'bullmq')
-  connection.on('error', (err: Error) => logger.debug('redis connection error', { err }))
-  const ingest = new Queue(QueueNames.ingest, { connection, prefix: config.redis.prefix })
-  const indicators = openIndicatorQueue(config.redis, connection)
+  const queues = new QueueFactory(config, logger)
+  const ingest = queues.queue(QueueNames.ingest)
+  const indicators = queues.queue(QueueNames.indicators)
   try {
     const deadline = Date.now() + timeoutMs
     let pending = [...jobIds]
@@ -31,7 +28,6 @@ export async function recomputeAllAfterIngestJobs(runtime: Runtime, jobIds: stri
   } catch (err) {
     logger.warn('could not enqueue the recompute after ingestion', { err })
   } finally {
-    await Promise.allSettled([ingest.close(), indicators.close()])
-    connection.disconnect()
+    await queues.close()
   }
 }

@@ -1,9 +1,9 @@
-import { IndicatorJobNames } from '../shared/queues.js'
+import { QueueFactory } from '../shared/queue-factory.js'
+import { IndicatorJobNames, QueueNames } from '../shared/queues.js'
 import { createRedis } from '../shared/redis.js'
 import type { RunningRole, Runtime } from '../shared/runtime.js'
 import { startCandleRefresher } from './candle-refresher.js'
 import { IndicatorEngine } from './engine.js'
-import { openIndicatorQueue } from './indicator-queue.js'
 import { scheduleAdvance } from './schedule.js'
 import { startIndicatorsWorker } from './worker.js'
 
@@ -16,12 +16,8 @@ import { startIndicatorsWorker } from './worker.js'
 export async function startIndicatorsRole(runtime: Runtime, options: { clock?: () => number } = {}): Promise<RunningRole> {
   const { config, logger } = runtime
   const clock = options.clock ?? Date.now
-  const commands = createRedis(config.redis.url, 'commands')
-  const queueConnection = createRedis(config.redis.url, 'bullmq')
-  const workerConnection = createRedis(config.redis.url, 'bullmq')
-  for (const c of [commands, queueConnection, workerConnection]) {
-    c.on('error', (err: Error) => logger.debug('redis connection error', { err }))
-  }
+  const commands = createRedis(config.redis.url, 'commands', logger)
+  const queues = new QueueFactory(config, logger)
   const engine = new IndicatorEngine({
     clickhouse: runtime.clickhouse,
     tables: runtime.tables,
@@ -30,11 +26,10 @@ export async function startIndicatorsRole(runtime: Runtime, options: { clock?: (
     logger,
     clock,
   })
-  const queue = openIndicatorQueue(config.redis, queueConnection)
-  queue.on('error', (err) => logger.warn('indicators queue error', { err }))
+  const queue = queues.queue(QueueNames.indicators)
   await scheduleAdvance(queue, config.indicators.scheduleDelayMs)
   await queue.add(IndicatorJobNames.recomputeAll, {}, { deduplication: { id: 'recompute-all-at-start' } })
-  const worker = startIndicatorsWorker(engine, config.redis, workerConnection, config.indicators.concurrency, logger)
+  const worker = startIndicatorsWorker(engine, queues, config.indicators.concurrency, logger)
   const refresher = startCandleRefresher({
     clickhouse: runtime.clickhouse,
     tables: runtime.tables,
@@ -49,8 +44,8 @@ export async function startIndicatorsRole(runtime: Runtime, options: { clock?: (
     async stop() {
       await refresher.stop()
       await worker.close()
-      await queue.close()
-      for (const c of [commands, queueConnection, workerConnection]) c.disconnect()
+      await queues.close()
+      commands.disconnect()
     },
   }
 }

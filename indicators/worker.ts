@@ -1,6 +1,6 @@
-import { Worker, type Job } from 'bullmq'
-import type { Config } from '../shared/config.js'
+import type { Job } from 'bullmq'
 import type { Logger } from '../shared/logger.js'
+import type { QueueFactory, TypedWorker } from '../shared/queue-factory.js'
 import {
   IndicatorJobNames,
   QueueNames,
@@ -9,25 +9,18 @@ import {
   type IndicatorJobResult,
 } from '../shared/queues.js'
 import { address } from '../shared/records.js'
-import type { Redis } from '../shared/redis.js'
 import type { IndicatorEngine } from './engine.js'
 import type { IndicatorJobPayload } from './indicator-queue.js'
 
 /** The worker of the indicators queue: advance (scheduled), recompute-all (at start), recompute-tokens (after ingestion), recompute-token (on demand). */
 export function startIndicatorsWorker(
   engine: IndicatorEngine,
-  redis: Config['redis'],
-  connection: Redis,
+  queues: QueueFactory,
   concurrency: number,
   logger: Logger,
-): Worker<IndicatorJobPayload, IndicatorJobResult, IndicatorJobName> {
-  const worker = new Worker<IndicatorJobPayload, IndicatorJobResult, IndicatorJobName>(
-    QueueNames.indicators,
-    async (job) => process(engine, job, logger),
-    { connection, prefix: redis.prefix, concurrency },
-  )
+): TypedWorker<typeof QueueNames.indicators> {
+  const worker = queues.worker(QueueNames.indicators, async (job) => process(engine, job, logger), { concurrency })
   worker.on('failed', (job, err) => logger.warn('indicator job failed', { job: job?.name, id: job?.id, err }))
-  worker.on('error', (err) => logger.error('indicators worker error', { err }))
   return worker
 }
 

@@ -10,11 +10,11 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import { Worker as Thread } from 'node:worker_threads'
-import { Queue } from 'bullmq'
 import { loadConfig } from '../shared/config.js'
 import { openRuntime } from '../shared/bootstrap.js'
 import { migrate } from '../shared/migrate.js'
 import { tablesFor } from '../shared/tables.js'
+import { QueueFactory } from '../shared/queue-factory.js'
 import { QueueNames } from '../shared/queues.js'
 import { createRedis, deleteKeysWithPrefix } from '../shared/redis.js'
 import { swapRecord } from '../shared/records.js'
@@ -46,8 +46,8 @@ try {
 
   // 1. End to end.
   const role = await startIngestRole(runtime)
-  const queueConnection = createRedis(config.redis.url, 'bullmq')
-  const queue = new Queue(QueueNames.ingest, { connection: queueConnection, prefix: config.redis.prefix })
+  const queues = new QueueFactory(config, runtime.logger)
+  const queue = queues.queue(QueueNames.ingest)
   // A thread cannot load TypeScript by itself: it registers tsx, then imports the producer.
   const producerUrl = new URL('./benchmark/producer-thread.ts', import.meta.url).href
   const producer = new Thread(`import('tsx/esm/api').then(({ tsImport }) => tsImport(${JSON.stringify(producerUrl)}, ${JSON.stringify(import.meta.url)}))`, {
@@ -81,8 +81,7 @@ try {
   if (visible !== total) throw new Error(`expected ${total} swaps, a read sees ${visible}`)
   const enqueueMs = await produced
   await role.stop()
-  await queue.close()
-  queueConnection.disconnect()
+  await queues.close()
   const endToEnd = total / (endToEndMs / 1000)
   console.log(`enqueue done after ${(enqueueMs / 1000).toFixed(2)} s`)
   console.log(`end to end:   ${Math.round(endToEnd).toLocaleString('en')} swaps/s (${(endToEndMs / 1000).toFixed(2)} s; process CPU ${(((cpu.user + cpu.system) / 1000 / endToEndMs) * 100).toFixed(0)}%)`)

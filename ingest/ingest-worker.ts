@@ -1,9 +1,8 @@
-import { UnrecoverableError, Worker } from 'bullmq'
+import { UnrecoverableError } from 'bullmq'
 import type { Config } from '../shared/config.js'
 import type { Logger } from '../shared/logger.js'
-import { QueueNames, type IngestJobData, type IngestJobResult } from '../shared/queues.js'
-import type { RecordType } from '../shared/records.js'
-import type { Redis } from '../shared/redis.js'
+import type { QueueFactory, TypedWorker } from '../shared/queue-factory.js'
+import { QueueNames } from '../shared/queues.js'
 import { RowsRejectedError } from './batch-writer.js'
 import { processIngestJob, type IngestJobContext } from './ingest-job.js'
 
@@ -14,12 +13,12 @@ import { processIngestJob, type IngestJobContext } from './ingest-job.js'
  * delivery harmless.
  */
 export function createIngestWorker(
-  config: Pick<Config, 'redis' | 'ingest'>,
-  connection: Redis,
+  config: Pick<Config, 'ingest'>,
+  queues: QueueFactory,
   ctx: IngestJobContext,
   logger: Logger,
-): Worker<IngestJobData, IngestJobResult, RecordType> {
-  const worker = new Worker<IngestJobData, IngestJobResult, RecordType>(
+): TypedWorker<typeof QueueNames.ingest> {
+  const worker = queues.worker(
     QueueNames.ingest,
     async (job) => {
       try {
@@ -35,8 +34,6 @@ export function createIngestWorker(
       }
     },
     {
-      connection,
-      prefix: config.redis.prefix,
       concurrency: config.ingest.concurrency,
       // A job that stalls (its process died) goes back to the queue several times
       // before BullMQ gives up on it: nothing acknowledged is ever lost, and a crash
@@ -57,6 +54,5 @@ export function createIngestWorker(
   worker.on('failed', (job, err) => {
     logger.warn('ingest job failed', { jobId: job?.id, attempts: job?.attemptsMade, err })
   })
-  worker.on('error', (err) => logger.error('ingest worker error', { err }))
   return worker
 }

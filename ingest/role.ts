@@ -1,3 +1,4 @@
+import { QueueFactory } from '../shared/queue-factory.js'
 import { createRedis } from '../shared/redis.js'
 import { markSwapHoursChanged } from '../shared/swap-hours.js'
 import { markHoldingsChanged } from '../shared/data-versions.js'
@@ -15,7 +16,8 @@ export async function startIngestRole(runtime: Runtime): Promise<RunningRole> {
   const { config, clickhouse, tables } = runtime
   const logger = runtime.logger.child({ component: 'ingest' })
   const bullConnection = createRedis(config.redis.url, 'bullmq')
-  const commands = createRedis(config.redis.url, 'commands')
+  const commands = createRedis(config.redis.url, 'commands', logger)
+  const queues = new QueueFactory(config, logger)
   const writer = new BatchWriter(
     clickhouse,
     {
@@ -29,7 +31,7 @@ export async function startIngestRole(runtime: Runtime): Promise<RunningRole> {
   const onSwapHoursStored = (hours: ReadonlySet<number>) => markSwapHoursChanged(commands, config.redis.prefix, hours)
   const onHoldingsStored = () => markHoldingsChanged(commands, config.redis.prefix)
   const onTokensStored = (addresses: readonly string[]) => publishTokensChanged(commands, config.redis.prefix, addresses)
-  const worker = createIngestWorker(config, bullConnection, { writer, tables, tokenIds, onSwapHoursStored, onHoldingsStored, onTokensStored }, logger)
+  const worker = createIngestWorker(config, queues, { writer, tables, tokenIds, onSwapHoursStored, onHoldingsStored, onTokensStored }, logger)
   await worker.waitUntilReady()
   logger.info('ingest worker started', { concurrency: config.ingest.concurrency })
 
@@ -41,6 +43,7 @@ export async function startIngestRole(runtime: Runtime): Promise<RunningRole> {
       await writer.drain()
       await closing
       await writer.drain()
+      await queues.close()
       await bullConnection.quit().catch(() => bullConnection.disconnect())
       await commands.quit().catch(() => commands.disconnect())
     },

@@ -1,7 +1,8 @@
-import { Queue, type JobsOptions } from 'bullmq'
+import type { JobsOptions } from 'bullmq'
 import type { Config } from './config.js'
-import { createRedis, type Redis } from './redis.js'
-import { ingestFailedJobRetention, QueueNames, type IngestJobData } from './queues.js'
+import type { Logger } from './logger.js'
+import { QueueFactory, type TypedQueue } from './queue-factory.js'
+import { QueueNames } from './queues.js'
 import type { RecordInput, RecordType } from './records.js'
 
 /**
@@ -10,21 +11,12 @@ import type { RecordInput, RecordType } from './records.js'
  * a producer may send records as received without validating them itself.
  */
 export class IngestProducer {
-  private readonly connection: Redis
-  readonly queue: Queue<IngestJobData, unknown, RecordType>
+  private readonly queues: QueueFactory
+  readonly queue: TypedQueue<typeof QueueNames.ingest>
 
-  constructor(config: Pick<Config, 'redis' | 'ingest'>) {
-    this.connection = createRedis(config.redis.url, 'bullmq')
-    this.queue = new Queue<IngestJobData, unknown, RecordType>(QueueNames.ingest, {
-      connection: this.connection,
-      prefix: config.redis.prefix,
-      defaultJobOptions: {
-        attempts: config.ingest.maxAttempts,
-        backoff: { type: 'exponential', delay: 500 },
-        removeOnComplete: { age: 24 * 3600, count: 10_000 },
-        removeOnFail: ingestFailedJobRetention(config.ingest.failedJobs),
-      },
-    })
+  constructor(config: Pick<Config, 'redis' | 'ingest'>, logger?: Logger) {
+    this.queues = new QueueFactory(config, logger)
+    this.queue = this.queues.queue(QueueNames.ingest)
   }
 
   /** Enqueues one job holding `records` (or one record); returns the job id. */
@@ -46,7 +38,6 @@ export class IngestProducer {
   }
 
   async close(): Promise<void> {
-    await this.queue.close()
-    this.connection.disconnect()
+    await this.queues.close()
   }
 }

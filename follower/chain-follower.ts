@@ -1,0 +1,260 @@
+import type { FollowerConfig } from '../shared/config.js'
+import type { IngestProducer } from '../shared/ingest-producer.js'
+import type { Logger } from '../shared/logger.js'
+import type { Redis } from '../shared/redis.js'
+import type { RecordType } from '../shared/records.js'
+import { AdaptiveLogReader } from './adaptive-log-reader.js'
+import type { ChainRpc, BlockHeader } from './chain-rpc.js'
+import { FollowerStateStore, type FollowerState, type SettledState, type WindowBlock } from './follower-state.js'
+import { FollowerStats } from './follower-stats.js'
+import { FollowerStopped, waitForJobs } from './job-acks.js'
+import { PoolRegistry } from './pool-registry.js'
+import { extractSwaps, retractionOf, type Extraction } from './swap-extraction.js'
+import { TokenMetadataReader } from './token-metadata.js'
+import { UsdPrices } from './usd-prices.js'
+
+/** Blocks read per live step at most (the head's neighbourhood, header by header). */
+const LIVE_STEP_BLOCKS = 50
+
+export interface FollowerProgress {
+  mode: 'history' | 'live'
+  block: number
+  head: number
+  stats: ReturnType<FollowerStats['snapshot']>
+}
+
+export interface ChainFollowerDeps {
+  config: FollowerConfig
+  rpc: ChainRpc
+  producer: IngestProducer
+  redis: Redis
+  redisPrefix: string
+  logger: Logger
+  /** Overrides FOLLOW_FROM_BLOCK (the CLI's --from-block) for a follower with no checkpoint. */
+  fromBlock?: number | null
+  onProgress?: (p: FollowerProgress) => void
+}
+
+/**
+ * Follows a chain into the ingest queue. Finalized history (below head − FINALITY_DEPTH) is
+ * read in adaptive eth_getLogs ranges; the unfinalized part header by header, keeping the
+ * window of (number, hash) with what would retract each block's swaps. A block whose parent
+ * hash does not match the window is a reorg: the follower walks back to the common
+ * ancestor, retracts the orphaned blocks' swaps through the queue, and reads the canonical
+ * blocks. The checkpoint moves only once the queue has acknowledged a step's jobs (see
+ * FollowerState.pending), so a SIGKILL at any point neither skips nor doubles anything.
+ */
+export class ChainFollower {
+  stats!: FollowerStats
+  private state!: FollowerState
+  private store!: FollowerStateStore
+  private chainId = 0
+  private reader: AdaptiveLogReader
+  private pools!: PoolRegistry
+  private metadata!: TokenMetadataReader
+  private prices!: UsdPrices
+  private stopping = false
+  private loop: Promise<void> | null = null
+  private wake: (() => void) | null = null
+
+  constructor(private readonly deps: ChainFollowerDeps) {
+    this.reader = new AdaptiveLogReader(deps.rpc, deps.config.maxLogRange, deps.logger)
+  }
+
+  get checkpoint() {
+    return this.state.checkpoint
+  }
+
+  /** Connects, settles a step left pending by a previous run, and starts following. */
+  async start(): Promise<void> {
+    const { rpc, config, logger } = this.deps
+    this.chainId = await rpc.chainId()
+    this.stats = new FollowerStats(this.deps.redis, this.deps.redisPrefix, this.chainId)
+    this.store = new FollowerStateStore(this.deps.redis, this.deps.redisPrefix, this.chainId)
+    this.pools = new PoolRegistry(rpc, { v2: new Set(config.v2Factories), v3: new Set(config.v3Factories) }, logger)
+    this.metadata = new TokenMetadataReader(rpc, this.chainId, logger)
+    const loaded = await this.store.load()
+    this.state = loaded ?? { checkpoint: { number: -1, hash: null }, window: [], prices: {}, pending: null }
+    if (this.state.pending) {
+      logger.info('settling the step a previous run left pending', { jobs: this.state.pending.jobIds.length })
+      await waitForJobs(this.deps.producer.queue, this.state.pending.jobIds)
+      this.state = { ...this.state.pending.next, pending: null }
+      await this.store.save(this.state)
+    }
+    this.prices = new UsdPrices(config.weth, new Set(config.stablecoins), config.minLiquidityUsd, (t) => {
+      const d = this.metadata.known(t)?.record?.decimals
+      return d === undefined ? undefined : Number(d)
+    }, this.state.prices)
+    logger.info('following', { chainId: this.chainId, url: rpc.url, checkpoint: this.state.checkpoint.number })
+    this.loop = this.run()
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true
+    this.wake?.()
+    await this.loop
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopping) {
+      try {
+        const idle = await this.step()
+        if (idle) await this.sleep(this.deps.config.pollMs)
+      } catch (err) {
+        if (err instanceof FollowerStopped || this.stopping) break
+        this.deps.logger.error('follower step failed: retrying', { err })
+        await this.sleep(1_000)
+      }
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const t = setTimeout(() => {
+        this.wake = null
+        resolve()
+      }, ms)
+      this.wake = () => {
+        clearTimeout(t)
+        resolve()
+      }
+    })
+  }
+
+  /** One step; true when there was nothing new. */
+  private async step(): Promise<boolean> {
+    const { rpc, config } = this.deps
+    const head = await rpc.head()
+    const finalHead = head - config.finalityDepth
+    const cp = this.state.checkpoint
+    if (cp.number < 0 && cp.hash === null && this.state.window.length === 0) {
+      const from = this.deps.fromBlock ?? config.fromBlock ?? Math.max(0, finalHead)
+      this.state.checkpoint = { number: from - 1, hash: null }
+    }
+    const next = this.state.checkpoint.number + 1
+    if (this.state.window.length === 0 && next <= finalHead) {
+      await this.historyStep(next, finalHead, head)
+      return false
+    }
+    return this.liveStep(next, head)
+  }
+
+  private async historyStep(from: number, finalHead: number, head: number): Promise<void> {
+    const { to, logs } = await this.reader.read(from, finalHead)
+    const extraction = await extractSwaps(logs, this.extractionDeps())
+    const [header] = await this.deps.rpc.headers([to])
+    if (!header) throw new Error(`block ${to} not found below the finalized head`)
+    await this.deliver(extraction, { checkpoint: { number: to, hash: header.hash }, window: [], prices: this.prices.snapshot() }, `${from}-${to}`)
+    this.stats.blocks += to - from + 1
+    this.deps.onProgress?.({ mode: 'history', block: to, head, stats: this.stats.snapshot() })
+  }
+
+  private async liveStep(next: number, head: number): Promise<boolean> {
+    const { rpc, config } = this.deps
+    const cp = this.state.checkpoint
+    const to = Math.min(head, next + LIVE_STEP_BLOCKS - 1)
+    const numbers: number[] = []
+    for (let n = Math.max(cp.number, 0); n <= to; n++) numbers.push(n)
+    const headers = await rpc.headers(numbers)
+    const byNumber = new Map<number, BlockHeader | null>(numbers.map((n, i) => [n, headers[i] ?? null]))
+    if (cp.hash !== null && byNumber.get(cp.number)?.hash !== cp.hash) {
+      await this.retractToAncestor(head)
+      return false
+    }
+    if (next > head) return true
+    // The new blocks must chain onto the checkpoint; otherwise the chain moved while we read.
+    let parent = cp.hash
+    const fresh: BlockHeader[] = []
+    for (let n = next; n <= to; n++) {
+      const h = byNumber.get(n)
+      if (!h || (parent !== null && h.parentHash !== parent)) return false
+      fresh.push(h)
+      parent = h.hash
+    }
+    const logs = await rpc.logs(next, to)
+    const hashes = new Map(fresh.map((h) => [h.number, h.hash]))
+    if (logs.some((l) => hashes.get(Number(l.blockNumber)) !== l.blockHash)) return false
+    const extraction = await extractSwaps(logs, this.extractionDeps(), new Map(fresh.map((h) => [h.hash, h.timestamp])))
+    const retractions = new Map<string, WindowBlock['retractions']>()
+    for (const s of extraction.swaps) {
+      const list = retractions.get(s.blockHash) ?? []
+      list.push(retractionOf(s, this.chainId))
+      retractions.set(s.blockHash, list)
+    }
+    const base: WindowBlock[] =
+      this.state.window.length === 0 && cp.hash !== null ? [{ number: cp.number, hash: cp.hash, retractions: [] }] : this.state.window
+    const window = [...base, ...fresh.map((h) => ({ number: h.number, hash: h.hash, retractions: retractions.get(h.hash) ?? [] }))].filter(
+      (b, i, all) => b.number > head - config.finalityDepth || i === all.length - 1,
+    )
+    const last = fresh[fresh.length - 1]!
+    await this.deliver(extraction, { checkpoint: { number: last.number, hash: last.hash }, window, prices: this.prices.snapshot() }, `${next}-${last.hash.slice(2, 18)}`)
+    this.stats.blocks += fresh.length
+    this.deps.onProgress?.({ mode: 'live', block: last.number, head, stats: this.stats.snapshot() })
+    return false
+  }
+
+  /** The checkpoint's block is no longer canonical: retract back to the newest window block that still is. */
+  private async retractToAncestor(head: number): Promise<void> {
+    const { rpc, logger } = this.deps
+    const window = this.state.window
+    const canonical = await rpc.headers(window.map((b) => b.number))
+    let keep = -1
+    for (let i = window.length - 1; i >= 0; i--) {
+      if (canonical[i]?.hash === window[i]!.hash) {
+        keep = i
+        break
+      }
+    }
+    if (keep < 0) {
+      throw new Error(
+        `reorg deeper than the unfinalized window (${window.length} blocks from ${window[0]?.number ?? this.state.checkpoint.number}): raise FINALITY_DEPTH`,
+      )
+    }
+    const ancestor = window[keep]!
+    const orphaned = window.slice(keep + 1)
+    const retractions = orphaned.flatMap((b) => b.retractions)
+    logger.warn('reorg: retracting the orphaned blocks', {
+      ancestor: ancestor.number,
+      orphaned: orphaned.map((b) => b.number),
+      swaps: retractions.length,
+      head,
+    })
+    const next: SettledState = { checkpoint: { number: ancestor.number, hash: ancestor.hash }, window: window.slice(0, keep + 1), prices: this.prices.snapshot() }
+    await this.sendAndSettle([{ type: 'swap_retraction', records: retractions }], next, `reorg-${ancestor.number}-${orphaned[orphaned.length - 1]?.hash.slice(2, 18) ?? 'x'}`)
+    this.stats.reorgs++
+    this.stats.retracted += retractions.length
+  }
+
+  private async deliver(extraction: Extraction, next: SettledState, tag: string): Promise<void> {
+    await this.sendAndSettle(
+      [
+        { type: 'token', records: extraction.tokens },
+        { type: 'swap', records: extraction.swaps.map((s) => s.record) },
+      ],
+      next,
+      tag,
+    )
+    await this.stats.recordUnnetted(extraction.unnetted)
+    this.stats.swapLogs += extraction.swapLogs
+    this.stats.swaps += extraction.swaps.length
+    this.stats.tokens += extraction.tokens.length
+  }
+
+  /** Write-ahead the state that holds once the jobs are acknowledged, send them, wait, settle. */
+  private async sendAndSettle(batches: Array<{ type: RecordType; records: unknown[] }>, next: SettledState, tag: string): Promise<void> {
+    const source = `follower:${this.chainId}`
+    const jobs = batches.filter((b) => b.records.length > 0).map((b) => ({ ...b, jobId: `follow-${this.chainId}-${b.type}-${tag}` }))
+    if (jobs.length > 0) {
+      this.state.pending = { jobIds: jobs.map((j) => j.jobId), next }
+      await this.store.save(this.state)
+      await this.deps.producer.queue.addBulk(jobs.map((j) => ({ name: j.type, data: { type: j.type, records: j.records, source }, opts: { jobId: j.jobId } })))
+      await waitForJobs(this.deps.producer.queue, jobs.map((j) => j.jobId), () => this.stopping)
+    }
+    this.state = { ...next, pending: null }
+    await this.store.save(this.state)
+  }
+
+  private extractionDeps() {
+    return { rpc: this.deps.rpc, pools: this.pools, metadata: this.metadata, prices: this.prices, chainId: this.chainId }
+  }
+}

@@ -1,0 +1,27 @@
+import { Job, type Queue } from 'bullmq'
+
+/**
+ * Waits until every job is completed (acknowledged: its rows are stored). A job that is
+ * not in the queue was never added (the follower died before sending it) and counts as
+ * done; a failed one throws with its reason.
+ */
+export async function waitForJobs(queue: Queue, jobIds: readonly string[], stopping: () => boolean = () => false): Promise<void> {
+  for (const id of jobIds) {
+    for (;;) {
+      const state = await queue.getJobState(id)
+      if (state === 'completed' || state === 'unknown') break
+      if (state === 'failed') {
+        const job = await Job.fromId(queue, id)
+        throw new Error(`ingest job ${id} failed: ${job?.failedReason ?? 'unknown reason'}`)
+      }
+      if (stopping()) throw new FollowerStopped()
+      await new Promise((r) => setTimeout(r, 20))
+    }
+  }
+}
+
+export class FollowerStopped extends Error {
+  constructor() {
+    super('the follower is stopping')
+  }
+}
