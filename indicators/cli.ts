@@ -1,42 +1,24 @@
 /**
  * `npm run indicators -- --all` | `--token ADDRESS` [--timeout SECONDS]: asks the running
  * indicator engine (npm start, or npm run start:indicators) to recompute, waits for the
- * job and prints what was written. It talks only to Redis.
+ * job and prints what was written. It talks only to Redis. `--help`: usage and exit codes.
  */
+import { parseIndicatorArguments, SHORT_USAGE, USAGE, UsageError, type IndicatorArguments } from './cli-arguments.js'
 import { loadConfig } from '../shared/config.js'
 import { QueueFactory } from '../shared/queue-factory.js'
 import { IndicatorJobNames, QueueNames, type IndicatorJobResult } from '../shared/queues.js'
-import { address } from '../shared/records.js'
 
-const USAGE = 'usage: npm run indicators -- --all | --token ADDRESS [--timeout SECONDS]'
-
-type Request = { job: 'recompute-all' } | { job: 'recompute-token'; token: string }
-
-function parseArguments(argv: string[]): { request: Request; timeoutMs: number } {
-  let request: Request | undefined
-  let timeoutMs: number | undefined
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]
-    if (arg === '--all') request = { job: IndicatorJobNames.recomputeAll }
-    else if (arg === '--token') {
-      const parsed = address.safeParse(argv[++i])
-      if (!parsed.success) throw new Error(`--token needs a contract address ("0x" followed by 40 hexadecimal characters)`)
-      request = { job: IndicatorJobNames.recomputeToken, token: parsed.data }
-    } else if (arg === '--timeout') {
-      const seconds = Number(argv[++i])
-      if (!(seconds > 0)) throw new Error('--timeout needs a positive number of seconds')
-      timeoutMs = seconds * 1000
-    } else throw new Error(`unknown argument ${arg}`)
-  }
-  if (!request) throw new Error('say --all or --token ADDRESS')
-  return { request, timeoutMs: timeoutMs ?? (request.job === 'recompute-all' ? 600_000 : 60_000) }
-}
-
-let args: ReturnType<typeof parseArguments>
+let args: IndicatorArguments
 try {
-  args = parseArguments(process.argv.slice(2))
+  const parsed = parseIndicatorArguments(process.argv.slice(2))
+  if (parsed === 'help') {
+    process.stdout.write(`${USAGE}\n`)
+    process.exit(0)
+  }
+  args = parsed
 } catch (err) {
-  console.error(`${(err as Error).message}\n${USAGE}`)
+  if (!(err instanceof UsageError)) throw err
+  process.stderr.write(`indicators: ${err.message}\n${SHORT_USAGE}\n`)
   process.exit(2)
 }
 
