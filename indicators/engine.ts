@@ -153,19 +153,19 @@ export class IndicatorEngine {
 
   /**
    * After a candle refresh found these tokens' candles changed in a closed interval
-   * (`from`: the earliest changed interval's start, null for the whole history): a token
-   * whose carried state already took in a changed interval is recomputed from its stored
-   * candles; one whose change comes after its state's last interval only steps forward.
-   * Any further closed changes the refresh run here finds are handled too.
+   * (`from`: the earliest changed interval's start, null for the whole history; the
+   * stored candles already hold the change): a token whose carried state took in a
+   * changed interval is recomputed from its stored candles; one whose change comes after
+   * its state's last interval only steps forward.
    */
   async recomputeTokens(changes: ReadonlyArray<readonly [string, number | null]>): Promise<AdvanceResult> {
-    const now = this.deps.clock()
-    const changed = new Map(changes.map(([token, from]) => [token.toLowerCase(), from] as const))
-    for (const [token, from] of closedChanges(await refreshCandles(this.deps.clickhouse, this.deps.tables), now)) {
-      const known = changed.get(token)
-      changed.set(token, known === undefined || from === null || (known !== null && from < known) ? from : known)
+    const changed = new Map<string, number | null>()
+    for (const [token, from] of changes) {
+      const key = token.toLowerCase()
+      const known = changed.get(key)
+      changed.set(key, known === undefined || from === null || (known !== null && from < known) ? from : known)
     }
-    return this.bringUpToDate([...changed.keys()], changed, now, false)
+    return this.bringUpToDate([...changed.keys()], changed, this.deps.clock(), false)
   }
 
   /** One token from its stored candles (on demand); waits for another process recomputing it. */
