@@ -61,8 +61,16 @@ const METHODS = ['GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'HEAD', 'POST', 'PUT'
 const CONTENT_TYPES = ['application/json', 'application/json; charset=utf-16', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/octet-stream', '*/*', 'application/json; charset=nope']
 
 function encodeRaw(value: string, prng: Prng): string {
-  // Mostly proper encoding; sometimes the raw text (broken percent signs and all).
-  if (prng.next() < 0.25) return value.replace(/[\s#&?/]/g, (c) => encodeURIComponent(c))
+  // Mostly proper encoding; sometimes the raw text (broken percent signs and all), with only
+  // what an HTTP request line cannot carry (controls, spaces, non-ASCII) escaped as bytes.
+  if (prng.next() < 0.25) {
+    let out = ''
+    for (const byte of Buffer.from(value, 'utf8')) {
+      const c = String.fromCharCode(byte)
+      out += byte > 0x20 && byte < 0x7f && !'#&?/'.includes(c) ? c : `%${byte.toString(16).padStart(2, '0').toUpperCase()}`
+    }
+    return out
+  }
   try {
     return encodeURIComponent(value)
   } catch {

@@ -61,8 +61,9 @@ const env: Record<string, string> = {
   HOST: '127.0.0.1',
   LOG_LEVEL: 'info',
   // A killed worker's jobs come back after about twice this. Not lower: on a loaded machine
-  // a busy worker could then miss renewing its locks, and its jobs would be taken for stalled.
-  INGEST_STALLED_MS: '10000',
+  // (load average 30 on 2 cores) a worker missed renewing its locks at 2 s and 5 s, its jobs
+  // were taken for stalled, and after 5 stalls failed for good (the command says so, exit 1).
+  INGEST_STALLED_MS: '20000',
   HTTP_HEADERS_TIMEOUT_MS: '2000',
   HTTP_REQUEST_TIMEOUT_MS: '3000',
   TA_ON_DEMAND_WAIT_MS: '2000',
