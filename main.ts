@@ -9,6 +9,8 @@ import { ensureLocalRedis, RedisUnavailableError } from './shared/redis-bootstra
 import { startIngestRole } from './ingest/role.js'
 import { startApiRole } from './api/role.js'
 import { startIndicatorsRole } from './indicators/role.js'
+import { startFollowerRole } from './follower/role.js'
+import type { Runtime } from './shared/runtime.js'
 import { recomputeAllAfterIngestJobs } from './indicators/recompute-after-ingest.js'
 import { loadSampleDataOnFirstStart } from './ingest/sample-data/load-sample-data.js'
 
@@ -24,7 +26,10 @@ if (config.clickhouse.mode === 'embedded') {
   }
 }
 // Stopped in reverse: the API stops taking requests first, then the engine, then ingest drains.
-const runtime = await runRoles(config, 'all', [startIngestRole, startIndicatorsRole, startApiRole])
+// With RPC_URL set, the chain follower starts last and so stops first: its last step's jobs
+// are acknowledged while the ingest workers still run.
+const followerRole = config.follower.rpcUrl !== null ? [(r: Runtime) => startFollowerRole(r)] : []
+const runtime = await runRoles(config, 'all', [startIngestRole, startIndicatorsRole, startApiRole, ...followerRole])
 // After the roles are up; embedded mode only, and only into an empty store. A failure here
 // stops the roles as a crash does (drained in order, exit 1), as does any later unhandled
 // rejection (runRoles installs the handlers).
