@@ -38,7 +38,7 @@ describe('strict parameters', () => {
     ],
     [
       '/swap-transactions?start_time=0&end_time=1&wallet=0x1',
-      'Unknown query parameter "wallet": this endpoint accepts start_time, end_time, address, token_id, cursor, limit, offset, format',
+      'Unknown query parameter "wallet": this endpoint accepts start_time, end_time, token_id, cursor, limit, offset, format, address',
     ],
     [`/technical-analysis?address=${addressFor('weth')}`, 'Unknown query parameter "address": this endpoint accepts token_id, contract_address'],
     // An unknown parameter is named before any other problem (it may be the reason for it).
