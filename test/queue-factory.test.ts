@@ -81,7 +81,7 @@ describe('QueueFactory', () => {
   it('is the only place that constructs a BullMQ Queue, Worker or QueueEvents in the service', () => {
     const root = join(import.meta.dirname, '..')
     const offenders: string[] = []
-    for (const folder of ['shared', 'ingest', 'indicators', 'api', 'bench']) {
+    for (const folder of ['shared', 'ingest', 'indicators', 'api', 'bench', 'follower']) {
       for (const file of sourceFiles(join(root, folder))) {
         if (file.endsWith('shared/queue-factory.ts')) continue
         if (/new (Queue|Worker|QueueEvents|FlowProducer)\s*(<[^>]*>)?\(/.test(readFileSync(file, 'utf8').replace(/new Worker\(`/g, ''))) {
