@@ -1,0 +1,128 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { computeWalletStats } from '../shared/wallet-stats/compute-wallet-stats.js'
+import { referenceWalletStats } from '../shared/wallet-stats/reference.js'
+import type { StatSwap, WalletStats, WindowStats } from '../shared/wallet-stats/wallet-stats.js'
+import { STAT_WINDOWS } from '../shared/wallet-stats/windows.js'
+import { addressFor, hashFor, insertSwaps, type SwapRowInput } from './support/factories.js'
+import { createTestRuntime, type TestRuntime } from './support/runtime.js'
+
+const DAY = 86_400_000
+const HOUR = 3_600_000
+const AS_OF = Date.UTC(2026, 2, 1, 0, 0, 0)
+
+/** mulberry32: a small seeded PRNG, so a failing seed can be replayed. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+interface Case {
+  /** Everything delivered, in delivery order (re-deliveries and moves included). */
+  deliveries: SwapRowInput[][]
+  /** The live version of each swap: the latest delivery. */
+  live: StatSwap[]
+}
+
+function randomCase(seed: number): Case {
+  const rnd = prng(seed)
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)]!
+  const wallets = Array.from({ length: 6 }, (_, i) => addressFor(`prop-${seed}-wallet-${i}`))
+  const tokens = Array.from({ length: 4 }, (_, i) => addressFor(`prop-${seed}-token-${i}`))
+  /** 0 now and then; otherwise up to 10^30 (beyond 64 bits), so the quantities need UInt256. */
+  const amount = () => (rnd() < 0.03 ? 0n : BigInt(Math.floor(rnd() * 1e6) + 1) * 10n ** BigInt(Math.floor(rnd() * 25)))
+  const rows: SwapRowInput[] = []
+  for (let i = 0; i < 400; i++) {
+    const sold = pick(tokens)
+    const bought = pick(tokens.filter((t) => t !== sold))
+    rows.push({
+      hash: hashFor(`prop-${seed}-${i}`),
+      // on an hour grid over 400 days (and a few after as_of), so some swaps share a time
+      timestamp: AS_OF - Math.floor(rnd() * 400 * 24) * HOUR + (rnd() < 0.02 ? 5 * DAY : 0),
+      wallet_address: pick(wallets),
+      token_sold_address: sold,
+      token_sold_amount: amount().toString(),
+      token_bought_address: bought,
+      token_bought_amount: amount().toString(),
+      value_usd: rnd() < 0.1 ? null : Math.round(rnd() * 1e8) / 100,
+      ingested_at: Date.now(),
+    })
+  }
+  const redelivered = rows.filter(() => rnd() < 0.1).map((r) => ({ ...r, ingested_at: r.ingested_at! + 1000 }))
+  const moved = rows.filter(() => rnd() < 0.05).map((r) => ({ ...r, timestamp: r.timestamp - 3 * HOUR, ingested_at: r.ingested_at! + 2000 }))
+  const latest = new Map<string, SwapRowInput>()
+  for (const r of [...rows, ...redelivered, ...moved]) latest.set(r.hash, r)
+  const live = [...latest.values()].map((r) => ({
+    wallet: r.wallet_address!,
+    timestampMs: r.timestamp,
+    hash: r.hash,
+    chainId: 1,
+    soldToken: r.token_sold_address!,
+    soldAmount: BigInt(r.token_sold_amount!),
+    boughtToken: r.token_bought_address!,
+    boughtAmount: BigInt(r.token_bought_amount!),
+    valueUsd: r.value_usd ?? null,
+  }))
+  return { deliveries: [rows.slice(0, 200), rows.slice(200), redelivered, moved], live }
+}
+
+const COUNTS = ['trades', 'tradesWithoutUsd', 'positionsReduced', 'positionsWon', 'tokensTraded', 'firstTradeMs', 'lastTradeMs'] as const
+const SUMS = ['volumeUsd', 'matchedProceedsUsd', 'unmatchedProceedsUsd', 'closedCostUsd', 'realizedPnlUsd', 'roi', 'winRate'] as const
+
+/** Float sums may be added in another order by ClickHouse: equal within 1e-9 relative (1e-6 absolute). */
+function expectClose(got: number | null, want: number | null, what: string): void {
+  if (want === null || got === null) {
+    expect(got, what).toBe(want)
+    return
+  }
+  expect(Math.abs(got - want), `${what}: ${got} vs ${want}`).toBeLessThanOrEqual(Math.max(1e-6, Math.abs(want) * 1e-9))
+}
+
+function expectSameStats(got: WalletStats, want: WalletStats, seed: number): void {
+  for (const w of STAT_WINDOWS) {
+    const g: WindowStats = got.windows[w]
+    const r: WindowStats = want.windows[w]
+    for (const k of COUNTS) expect(g[k], `seed ${seed} ${got.wallet} ${w} ${k}`).toBe(r[k])
+    for (const k of SUMS) expectClose(g[k], r[k], `seed ${seed} ${got.wallet} ${w} ${k}`)
+  }
+  expect(got.openPositions).toBe(want.openPositions)
+  expectClose(got.unrealizedPnlUsd, want.unrealizedPnlUsd, `seed ${seed} ${got.wallet} unrealized`)
+}
+
+/**
+ * The ClickHouse computation equals the plain TypeScript reference on random sequences:
+ * amounts beyond 64 bits, swaps without USD, zero amounts, shared times, re-deliveries and
+ * moves (the reference sees only the latest delivery of each swap, as the reads do).
+ */
+describe('wallet statistics: ClickHouse against the TypeScript reference', () => {
+  let rt: TestRuntime
+  const SEEDS = [1, 7, 42, 1234, 99991]
+  const cases = new Map(SEEDS.map((seed) => [seed, randomCase(seed)]))
+
+  beforeAll(async () => {
+    rt = await createTestRuntime()
+  }, 60_000)
+  afterAll(async () => rt?.cleanup())
+
+  it.each(SEEDS)('seed %i', async (seed) => {
+    const c = cases.get(seed)!
+    // each seed starts from an empty store (the truncated tables are all the computation reads)
+    await rt.clickhouse.command({ query: `TRUNCATE TABLE ${rt.tables.swaps}` })
+    await rt.clickhouse.command({ query: `TRUNCATE TABLE ${rt.tables.swapLocations}` })
+    for (const batch of c.deliveries) await insertSwaps(rt, batch)
+    const got = await computeWalletStats(rt.clickhouse, rt.tables, AS_OF)
+    const want = referenceWalletStats(c.live, AS_OF)
+    expect(got.map((s) => s.wallet)).toEqual(want.map((s) => s.wallet))
+    want.forEach((r, i) => expectSameStats(got[i]!, r, seed))
+    // the sequences exercise what they should
+    const all = want.flatMap((s) => [s.windows.all])
+    expect(all.some((s) => s.positionsReduced > 0 && s.positionsWon < s.positionsReduced)).toBe(true)
+    expect(all.some((s) => s.unmatchedProceedsUsd > 0)).toBe(true)
+    expect(all.some((s) => s.tradesWithoutUsd > 0)).toBe(true)
+  }, 60_000)
+})
