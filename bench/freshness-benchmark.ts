@@ -15,13 +15,13 @@ import { cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import { performance } from 'node:perf_hooks'
-import { QueueEvents } from 'bullmq'
 import { startApiServer } from '../api/api-server.js'
 import { openRuntime } from '../shared/bootstrap.js'
 import { CANDLE_MS, lastClosedCandleStart } from '../shared/candles.js'
 import { loadConfig } from '../shared/config.js'
 import { dateTime64Param } from '../shared/datetime-param.js'
 import { IngestProducer } from '../shared/ingest-producer.js'
+import { QueueFactory } from '../shared/queue-factory.js'
 import { QueueNames } from '../shared/queues.js'
 import { createRedis, deleteKeysWithPrefix } from '../shared/redis.js'
 import type { RunningRole } from '../shared/runtime.js'
@@ -96,8 +96,8 @@ try {
   await sleep(6_000) // let the refresher's re-reading of its last 5 s of marks pass
 
   const producer = new IngestProducer(config)
-  const eventsConnection = createRedis(config.redis.url, 'bullmq')
-  const events = new QueueEvents(QueueNames.ingest, { connection: eventsConnection, prefix: config.redis.prefix })
+  const queues = new QueueFactory(config)
+  const events = queues.events(QueueNames.ingest)
   await events.waitUntilReady()
   const acknowledged = new Map<string, number>()
   events.on('completed', ({ jobId }) => acknowledged.set(jobId, performance.now()))
@@ -150,8 +150,7 @@ try {
     }
     console.log(`${TOKENS} swaps sent over ${((performance.now() - t0) / 1000).toFixed(1)} s`)
   } finally {
-    await events.close()
-    eventsConnection.disconnect()
+    await queues.close()
     await producer.close()
   }
   console.log(`\nat the end: ${conditions()}\n`)
