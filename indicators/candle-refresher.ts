@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { refreshCandles } from '../shared/candle-refresh.js'
 import type { ClickHouseClient } from '../shared/clickhouse.js'
 import type { Logger } from '../shared/logger.js'
@@ -35,7 +36,12 @@ export function startCandleRefresher(deps: CandleRefresherDeps): { stop(): Promi
     try {
       const closedChanged = closedChanges(await refreshCandles(deps.clickhouse, deps.tables), clock())
       for (let i = 0; i < closedChanged.length; i += TOKENS_PER_JOB) {
-        await deps.queue.add(IndicatorJobNames.recomputeTokens, { changes: closedChanged.slice(i, i + TOKENS_PER_JOB) })
+        const changes = closedChanged.slice(i, i + TOKENS_PER_JOB)
+        // A refresh reads its last seconds of marks again, so the same changes come back for a
+        // few ticks: one waiting job takes them all (the worker drops the key when it starts,
+        // so changes seen after that queue a job of their own).
+        const id = createHash('sha1').update(JSON.stringify(changes)).digest('hex')
+        await deps.queue.add(IndicatorJobNames.recomputeTokens, { changes }, { deduplication: { id: `recompute-tokens:${id}` } })
       }
       if (closedChanged.length > 0) deps.logger.debug('closed candles changed', { tokens: closedChanged.length })
     } catch (err) {

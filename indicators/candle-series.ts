@@ -116,19 +116,21 @@ export function stateFromHistory(history: TokenHistory, lastClosed: number): Ind
 }
 
 /**
- * The closed 4-hour candles of every token from `from` (ms, an interval start) up to
- * `lastClosed`, grouped by token, oldest first: what the incremental step reads.
+ * The closed 4-hour candles of every token (or of `tokens`, read by the primary key) from
+ * `from` (ms, an interval start) up to `lastClosed`, grouped by token, oldest first: what
+ * the incremental step reads.
  */
 export async function readCandlesSince(
   clickhouse: ClickHouseClient,
   tables: Tables,
   from: number,
   lastClosed: number,
+  tokens?: readonly string[],
 ): Promise<Map<string, Candle[]>> {
   const rs = await clickhouse.query({
-    query: `SELECT token, bucket, open, high, low, close, volume FROM (${candlesSql(tables, 'all', CANDLE_MS, true)})
+    query: `SELECT token, bucket, open, high, low, close, volume FROM (${candlesSql(tables, tokens ? 'tokens' : 'all', CANDLE_MS, true)})
             ORDER BY token, bucket`,
-    query_params: { from: dateTime64Param(from), before: dateTime64Param(lastClosed + CANDLE_MS) },
+    query_params: { from: dateTime64Param(from), before: dateTime64Param(lastClosed + CANDLE_MS), tokens: tokens ?? [] },
     format: 'JSONCompactEachRow',
   })
   const byToken = new Map<string, Candle[]>()

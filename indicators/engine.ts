@@ -241,7 +241,11 @@ export class IndicatorEngine {
       result.redisMs += performance.now() - t
 
       t = performance.now()
-      const candles = stepping.length > 0 || findNew ? await readCandlesSince(clickhouse, tables, from, lastClosed) : new Map<string, Candle[]>()
+      const candles = findNew
+        ? await readCandlesSince(clickhouse, tables, from, lastClosed)
+        : stepping.length > 0
+          ? await readCandlesSince(clickhouse, tables, from, lastClosed, stepping.map(([token]) => token))
+          : new Map<string, Candle[]>()
       if (findNew) {
         const known = new Set(tokens)
         for (const token of candles.keys()) if (!known.has(token)) full.add(token)

@@ -42,6 +42,8 @@ async function process(
     return { written: result.stepped + result.recomputed }
   }
   if (job.name === IndicatorJobNames.recomputeTokens) {
+    // Before reading anything: the same changes queued from now on are a job of their own.
+    await job.removeDeduplicationKey()
     const data = job.data as IndicatorJobData['recompute-tokens']
     const changes = (Array.isArray(data.changes) ? data.changes : []).filter(
       (c): c is [string, number | null] => Array.isArray(c) && address.safeParse(c[0]).success && (c[1] === null || Number.isFinite(c[1])),
