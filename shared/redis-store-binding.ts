@@ -63,8 +63,7 @@ export async function bindRedisToStore(redis: Redis, prefix: string, storeId: st
 export async function alignRedisWithStore(runtime: Runtime, retryMs = 1_000): Promise<StoreBinding> {
   const { logger } = runtime
   const storeId = await readStoreId(runtime.clickhouse, runtime.tables)
-  const redis = createRedis(runtime.config.redis.url)
-  redis.on('error', (err: Error) => logger.debug('redis connection error', { err }))
+  const redis = createRedis(runtime.config.redis.url, 'commands', logger)
   let warned = false
   try {
     for (;;) {
