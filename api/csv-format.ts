@@ -1,20 +1,11 @@
 import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { stringify } from 'csv-stringify'
-import type { Request, Response } from 'express'
+import type { Response } from 'express'
 import type { CsvColumns } from './csv-columns.js'
 import { sendPage } from './envelope.js'
-import { formatParam, type ListFormat } from './contract/parameters.js'
-import { parseWith } from './contract/request-parsing.js'
+import type { ListFormat } from './contract/parameters.js'
 import type { Pagination } from './pagination.js'
-
-/**
- * `format` of a list, for a route outside the public contract (a public list declares
- * `format` in api/contract/ and reads it with parseRequest): json (the default) or csv.
- */
-export function parseListFormat(req: Request): ListFormat {
-  return parseWith(formatParam, (req.query as Record<string, unknown>).format)
-}
 
 export interface ListPage<Row> {
   rows: readonly Row[]

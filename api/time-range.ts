@@ -1,8 +1,3 @@
-import type { Request } from 'express'
-import { z } from 'zod'
-import { checkTimeRange, timeParam } from './contract/parameters.js'
-import { parseWith } from './contract/request-parsing.js'
-
 export interface TimeRange {
   /** Inclusive, ms since the epoch. */
   startMs: number
@@ -29,16 +24,4 @@ export function secondsHint(range: TimeRange | null, total: number): string | un
     `start_time and end_time are Unix times in milliseconds; ${range.startMs} and ${range.endMs} look like seconds ` +
     `(nothing in that range): did you mean start_time=${range.startMs * 1000}&end_time=${range.endMs * 1000}?`
   )
-}
-
-/**
- * `start_time` and `end_time` alone, both required, for a route outside the public
- * contract (a public endpoint declares them in api/contract/).
- */
-export function parseTimeRange(req: Request): TimeRange {
-  const query = parseWith(
-    z.object({ start_time: timeParam('start_time'), end_time: timeParam('end_time') }).superRefine(checkTimeRange),
-    req.query,
-  )
-  return { startMs: query.start_time, endMs: query.end_time }
 }
