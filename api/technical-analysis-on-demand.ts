@@ -74,8 +74,9 @@ export class QueueOnDemandComputation implements OnDemandComputation {
     const job = await queue.add(
       IndicatorJobNames.recomputeToken,
       { contract_address: contractAddress },
-      // One attempt: the client waits for this computation only, for TA_ON_DEMAND_WAIT_MS.
-      { deduplication: { id: recomputeTokenDeduplicationId(contractAddress) }, attempts: 1 },
+      // The queue's attempts and backoff, as every indicator job (issue 10): a retry that
+      // lands within TA_ON_DEMAND_WAIT_MS still answers this client, and later ones get the result.
+      { deduplication: { id: recomputeTokenDeduplicationId(contractAddress) } },
     )
     if (this.waitMs === 0 || job.id === undefined) return { state: 'timed-out', waitedMs: 0 }
     const outcome = await waiter.wait(job.id, this.waitMs)

@@ -129,7 +129,12 @@ describe('indicator engine behind GET /technical-analysis', () => {
     expectClose(res.body.result.ma200, vector.expected.sma200)
     expectClose(res.body.result.macd.macd, vector.expected.macd)
     const completed = await queue.getCompleted()
-    expect(completed.some((j) => j.name === IndicatorJobNames.recomputeToken && j.data.contract_address === address)).toBe(true)
+    const onDemand = completed.find((j) => j.name === IndicatorJobNames.recomputeToken && j.data.contract_address === address)
+    expect(onDemand).toBeDefined()
+    // The same attempts as the scheduled step's jobs.
+    const scheduled = (await queue.getDelayed()).find((j) => j.name === IndicatorJobNames.advance)
+    expect(onDemand!.opts.attempts).toBeGreaterThan(1)
+    expect(onDemand!.opts.attempts).toBe(scheduled!.opts.attempts)
   })
 
   it('a known token without candles: 404 saying why', async () => {
