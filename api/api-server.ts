@@ -4,6 +4,7 @@ import type { Express } from 'express'
 import { createRedis } from '../shared/redis.js'
 import type { Runtime } from '../shared/runtime.js'
 import { readAccess } from './access-control.js'
+import { createAdmin } from './admin/admin-router.js'
 import { createApp } from './app.js'
 import { answerClientError } from './client-error-response.js'
 import { ConnectionDrainer } from './connection-draining.js'
@@ -72,7 +73,8 @@ export async function startApiServer(runtime: Runtime, port: number, host?: stri
   })
   const queueMetrics = new QueueMetrics(config, runtime.clickhouse, runtime.tables, logger)
   const metrics = metricsRouter(queueMetrics)
-  const server = createServer(httpServerOptions(config.http), createRootApp({ api: app, health, metrics, access: readAccess(config.httpApi, redis, config.redis.prefix, logger), logger }))
+  const admin = createAdmin({ config, clickhouse: runtime.clickhouse, tables: runtime.tables, logger })
+  const server = createServer(httpServerOptions(config.http), createRootApp({ api: app, health, metrics, admin: admin.router, access: readAccess(config.httpApi, redis, config.redis.prefix, logger), logger }))
   server.maxConnections = config.http.maxConnections
   server.on('clientError', answerClientError)
   logDroppedConnections(server, logger, config.http.maxConnections)
@@ -87,6 +89,7 @@ export async function startApiServer(runtime: Runtime, port: number, host?: stri
   try {
     await listening
   } catch (err) {
+    await admin.close()
     await queueMetrics.close()
     await onDemand.close()
     await tokenDirectory.close()
@@ -112,6 +115,7 @@ export async function startApiServer(runtime: Runtime, port: number, host?: stri
       } finally {
         clearTimeout(grace)
       }
+      await admin.close()
       await queueMetrics.close()
       await onDemand.close()
       await tokenDirectory.close()

@@ -17,6 +17,8 @@ export interface RootAppParts {
   health: Router
   /** GET /metrics. */
   metrics: Router
+  /** /admin/... (admin/admin-router.ts): before the method guard, since it takes POST. */
+  admin: Router
   /** CORS, API keys and rate limits (access-control.ts). */
   access: ReadAccess
   logger: Logger
@@ -37,6 +39,7 @@ export function createRootApp(parts: RootAppParts): Express {
   root.set('trust proxy', parts.access.trustProxy)
   root.use(requestLogging(parts.logger))
   root.use(requestMetrics)
+  root.use(parts.admin)
   root.use(parts.access.cors)
   root.use(methodGuard)
   root.use(structuredQueryGuard)

@@ -1,76 +1,57 @@
-import type { IngestProducer } from '../shared/ingest-producer.js'
-import { isRecordType, type RecordType } from '../shared/records.js'
-import type { DeadLetter, DeadLetterFilter, DeadLetterStore } from './dead-letter-store.js'
+import type { DeadLetter, DeadLetterFilter } from '../shared/dead-letters.js'
+import type { DeadLetterRedriveJobData, DeadLetterRedriveResult } from '../shared/queues.js'
+import type { DeadLetterAccess } from './dead-letter-access.js'
 
-/** What `npm run dead-letters` does, apart from parsing arguments and opening connections. */
+/** What `npm run dead-letters` does, apart from parsing arguments and choosing how to reach the dead letters. */
 
 export type Write = (line: string) => void
 
-export async function listDeadLetters(store: DeadLetterStore, filter: DeadLetterFilter, write: Write): Promise<number> {
-  const letters = await store.list(filter)
-  for (const letter of letters) {
-    const redriven = letter.redrivenAt ? `  redriven ${letter.redrivenAt}` : ''
-    write(`${letter.id}  ${letter.recordType}  failed ${letter.failedAt}  source ${letter.source}${redriven}`)
-    write(`  reason:  ${letter.reason}`)
-    write(`  payload: ${letter.payload}`)
-  }
-  const total = await store.count({ type: filter.type })
-  write(`${letters.length} shown of ${total} dead letter${total === 1 ? '' : 's'}${filter.type ? ` of type ${filter.type}` : ''}`)
+export function describeDeadLetter(letter: DeadLetter, write: Write): void {
+  const redriven = letter.redriven_at ? `  redriven ${letter.redriven_at}` : ''
+  const line = letter.line === null ? '' : `  line ${letter.line}`
+  write(`${letter.id}  ${letter.record_type}  failed ${letter.failed_at}  source ${letter.source}${line}${redriven}`)
+  write(`  reason:  ${letter.reason}`)
+  const raw = letter.payload_format === 'json' ? 'payload' : `${letter.payload_format} text`
+  write(`  ${raw}: ${letter.payload}`)
+  if (letter.csv_header !== null) write(`  csv header: ${letter.csv_header}`)
+}
+
+/** One page, newest first; returns how many were shown. */
+export async function listDeadLetters(
+  access: DeadLetterAccess,
+  filter: DeadLetterFilter,
+  page: { limit: number; offset: number },
+  write: Write,
+): Promise<number> {
+  const { letters, total } = await access.page(filter, page.limit, page.offset)
+  for (const letter of letters) describeDeadLetter(letter, write)
+  const what = [filter.type && `of type ${filter.type}`, filter.pendingOnly && 'pending'].filter(Boolean).join(', ')
+  const from = page.offset > 0 ? ` (from ${page.offset + 1})` : ''
+  write(`${letters.length} shown${from} of ${total} dead letter${total === 1 ? '' : 's'}${what ? ` ${what}` : ''}`)
   return letters.length
 }
 
-export interface RedriveSummary {
-  redriven: number
-  jobs: number
-  /** Dead letters of a job whose record type is unknown: there is no queue to send them to. */
-  skipped: number
+export async function showCounts(access: DeadLetterAccess, reasons: number, write: Write): Promise<void> {
+  const counts = await access.counts(reasons)
+  write(`${counts.total} dead letter${counts.total === 1 ? '' : 's'}, ${counts.pending} pending`)
+  for (const t of counts.by_type) write(`  ${t.record_type}: ${t.count} (${t.pending} pending)`)
+  if (counts.by_reason.length > 0) write(`by reason (${counts.by_reason.length} of ${counts.distinct_reasons}):`)
+  for (const r of counts.by_reason) write(`  ${r.count} (${r.pending} pending)  ${r.record_type}  ${r.reason}`)
 }
 
-const RECORDS_PER_JOB = 1_000
-
-/**
- * Re-enqueues dead letters (those not yet re-driven, or the one named by id) as they were
- * received. Each is marked re-driven first, so one that fails validation again is stored
- * again after the mark (same id: once, pending again) rather than hidden by it.
- */
-export async function redriveDeadLetters(
-  store: DeadLetterStore,
-  producer: IngestProducer,
-  filter: Pick<DeadLetterFilter, 'type' | 'id' | 'limit'>,
+export async function redrive(
+  access: DeadLetterAccess,
+  selection: DeadLetterRedriveJobData,
+  wait: boolean,
   write: Write,
-): Promise<RedriveSummary> {
-  const letters = await store.list({ ...filter, pendingOnly: filter.id === undefined })
-  const sendable = letters.filter((l) => isRecordType(l.recordType))
-  const skipped = letters.length - sendable.length
-  if (sendable.length > 0) await store.markRedriven(sendable, Date.now())
-
-  const groups = new Map<string, { type: RecordType; source: string; records: unknown[] }>()
-  for (const letter of sendable) {
-    const type = letter.recordType as RecordType
-    const source = `redrive:${letter.source}`
-    const key = `${type}\n${source}`
-    const group = groups.get(key) ?? { type, source, records: [] }
-    group.records.push(JSON.parse(letter.payload) as unknown)
-    groups.set(key, group)
+): Promise<DeadLetterRedriveResult | undefined> {
+  const result = await access.redrive(selection, wait, (id) => write(`re-drive ${id} queued; the running service's ingest role runs it`))
+  if (result === undefined) {
+    write('not waiting for it (--no-wait)')
+    return undefined
   }
-  let jobs = 0
-  try {
-    for (const group of groups.values()) {
-      for (let i = 0; i < group.records.length; i += RECORDS_PER_JOB) {
-        await producer.send(group.type, group.records.slice(i, i + RECORDS_PER_JOB), group.source)
-        jobs++
-      }
-    }
-  } catch (err) {
-    // Nothing is lost: the dead letters stay stored; un-mark them so they show as pending.
-    await store.markRedriven(sendable, Date.now(), false)
-    throw err
-  }
-  write(`re-enqueued ${sendable.length} dead letter${sendable.length === 1 ? '' : 's'} in ${jobs} job${jobs === 1 ? '' : 's'}`)
-  if (skipped > 0) write(`skipped ${skipped} of an unknown record type (${describeSkipped(letters)})`)
-  return { redriven: sendable.length, jobs, skipped }
-}
-
-function describeSkipped(letters: DeadLetter[]): string {
-  return [...new Set(letters.filter((l) => !isRecordType(l.recordType)).map((l) => l.recordType))].join(', ')
+  const { redriven, jobs, pages, skipped } = result
+  write(`re-enqueued ${redriven} dead letter${redriven === 1 ? '' : 's'} in ${jobs} job${jobs === 1 ? '' : 's'} (${pages} page${pages === 1 ? '' : 's'} read)`)
+  if (skipped > 0) write(`skipped ${skipped} of an unknown record type (no queue takes them)`)
+  return result
 }

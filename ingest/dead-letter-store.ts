@@ -1,35 +1,15 @@
 import { createHash } from 'node:crypto'
 import type { ClickHouseClient } from '../shared/clickhouse.js'
+import { deadLetterRowOf, type DeadLetter, type DeadLetterRow, type PayloadFormat } from '../shared/dead-letters.js'
 import { isWellFormedText } from '../shared/records.js'
 import type { Tables } from '../shared/tables.js'
 
 /**
- * Records that failed validation, kept as received with the reason. A record's id is a
- * hash of its type and payload, so a bad record delivered again is stored once
- * (ReplacingMergeTree on id, latest `updated_at` wins).
+ * Writing the records that failed validation, kept as received with the reason. A record's
+ * id is a hash of its type and payload (and, for a line of a file, its format and line
+ * number), so a bad record delivered again is stored once (ReplacingMergeTree on id,
+ * latest `updated_at` wins). Reading is shared/dead-letters.ts.
  */
-
-export interface DeadLetterRow {
-  id: string
-  record_type: string
-  payload: string
-  reason: string
-  source: string
-  failed_at: number
-  redriven_at: number | null
-  updated_at: number
-}
-
-export interface DeadLetter {
-  id: string
-  recordType: string
-  /** The record as received, JSON. */
-  payload: string
-  reason: string
-  source: string
-  failedAt: string
-  redrivenAt: string | null
-}
 
 /**
  * The record as received, as JSON. JSON.stringify writes a lone UTF-16 surrogate (in a value
@@ -46,43 +26,58 @@ export function storableText(text: string): string {
 
 const LONE_SURROGATES = /\p{Surrogate}/gu
 
-export function deadLetterId(recordType: string, payload: string): string {
-  return createHash('sha256').update(recordType).update('\n').update(payload).digest('hex').slice(0, 32)
+/** Where a record of a file came from: its raw text as read, and its line. */
+export interface LineOrigin {
+  format: Exclude<PayloadFormat, 'json'>
+  /** The raw text of the NDJSON line or CSV record. */
+  text: string
+  line: number
+  /** The CSV file's header row ('' for NDJSON). */
+  csvHeader: string
 }
 
+export function deadLetterId(recordType: string, payload: string, origin?: { format: PayloadFormat; line: number | null }): string {
+  const hash = createHash('sha256').update(recordType).update('\n').update(payload)
+  if (origin !== undefined && origin.format !== 'json') hash.update(`\n${origin.format}:${origin.line ?? ''}`)
+  return hash.digest('hex').slice(0, 32)
+}
+
+/** A dead letter of a record a producer sent (payload: the record as JSON). */
 export function deadLetterRow(recordType: string, record: unknown, reason: string, source: string, now: number): DeadLetterRow {
-  const payload = payloadJson(record)
+  return letter(recordType, payloadJson(record), 'json', null, '', reason, source, now)
+}
+
+/** A dead letter of a line of a file (payload: the line's raw text as received). */
+export function lineDeadLetterRow(recordType: string, origin: LineOrigin, reason: string, source: string, now: number): DeadLetterRow {
+  return letter(recordType, storableText(origin.text), origin.format, origin.line, storableText(origin.csvHeader), reason, source, now)
+}
+
+function letter(
+  recordType: string,
+  payload: string,
+  format: PayloadFormat,
+  line: number | null,
+  csvHeader: string,
+  reason: string,
+  source: string,
+  now: number,
+): DeadLetterRow {
   // The type, reason and source may quote what the producer sent: made storable too, so a
   // dead letter can always be written.
   const type = storableText(recordType)
   return {
-    id: deadLetterId(type, payload),
+    id: deadLetterId(type, payload, { format, line }),
     record_type: type,
     payload,
+    payload_format: format,
+    line,
+    csv_header: csvHeader,
     reason: storableText(reason),
     source: storableText(source),
     failed_at: now,
     redriven_at: null,
     updated_at: now,
   }
-}
-
-export interface DeadLetterFilter {
-  type?: string
-  id?: string
-  /** Leave out the ones already re-driven (and not dead-lettered again since). */
-  pendingOnly?: boolean
-  limit?: number
-}
-
-interface StoredRow {
-  id: string
-  record_type: string
-  payload: string
-  reason: string
-  source: string
-  failed_at_ms: string
-  redriven_at_ms: string | null
 }
 
 export class DeadLetterStore {
@@ -96,64 +91,12 @@ export class DeadLetterStore {
     await this.clickhouse.insert({ table: this.tables.deadLetters, values: rows, format: 'JSONEachRow' })
   }
 
-  /** Newest first. */
-  async list(filter: DeadLetterFilter = {}): Promise<DeadLetter[]> {
-    const rs = await this.clickhouse.query({
-      query: `SELECT id, record_type, payload, reason, source,
-          toUnixTimestamp64Milli(failed_at) AS failed_at_ms,
-          if(isNull(redriven_at), NULL, toUnixTimestamp64Milli(assumeNotNull(redriven_at))) AS redriven_at_ms
-        FROM ${this.tables.deadLetters} FINAL
-        WHERE ({type:String} = '' OR record_type = {type:String})
-          AND ({id:String} = '' OR id = {id:String})
-          AND (NOT {pendingOnly:Bool} OR isNull(redriven_at))
-        ORDER BY failed_at DESC, id
-        LIMIT {limit:UInt64}`,
-      query_params: {
-        type: filter.type ?? '',
-        id: filter.id ?? '',
-        pendingOnly: filter.pendingOnly ?? false,
-        limit: filter.limit ?? 1_000_000,
-      },
-      format: 'JSONEachRow',
-    })
-    const rows = await rs.json<StoredRow>()
-    return rows.map((r) => ({
-      id: r.id,
-      recordType: r.record_type,
-      payload: r.payload,
-      reason: r.reason,
-      source: r.source,
-      failedAt: new Date(Number(r.failed_at_ms)).toISOString(),
-      redrivenAt: r.redriven_at_ms === null ? null : new Date(Number(r.redriven_at_ms)).toISOString(),
-    }))
-  }
-
-  async count(filter: Pick<DeadLetterFilter, 'type'> = {}): Promise<number> {
-    const rs = await this.clickhouse.query({
-      query: `SELECT count() AS n FROM ${this.tables.deadLetters} FINAL WHERE ({type:String} = '' OR record_type = {type:String})`,
-      query_params: { type: filter.type ?? '' },
-      format: 'JSONEachRow',
-    })
-    const [row] = await rs.json<{ n: string }>()
-    return Number(row?.n ?? 0)
-  }
-
   /**
    * Records that these dead letters were re-driven at `at` (a newer version of each row).
    * Done before re-enqueueing, so a record that fails again is stored after this mark
-   * and shows as pending again.
+   * and shows as pending again. `redriven = false` takes the mark back.
    */
   async markRedriven(letters: readonly DeadLetter[], at: number, redriven = true): Promise<void> {
-    const rows: DeadLetterRow[] = letters.map((l) => ({
-      id: l.id,
-      record_type: l.recordType,
-      payload: l.payload,
-      reason: l.reason,
-      source: l.source,
-      failed_at: Date.parse(l.failedAt),
-      redriven_at: redriven ? at : null,
-      updated_at: at,
-    }))
-    await this.insert(rows)
+    await this.insert(letters.map((l) => deadLetterRowOf(l, redriven ? at : null, at)))
   }
 }

@@ -1,8 +1,10 @@
-import type { IngestJobResult } from '../shared/queues.js'
+import type { IngestJobResult, SourceLines } from '../shared/queues.js'
 import { isRecordType, type RecordType } from '../shared/records.js'
 import type { Tables } from '../shared/tables.js'
 import type { BatchWriter, TableRows } from './batch-writer.js'
-import { deadLetterRow, type DeadLetterRow } from './dead-letter-store.js'
+import type { DeadLetterRow } from '../shared/dead-letters.js'
+import { deadLetterRow, lineDeadLetterRow } from './dead-letter-store.js'
+import { checkSourceLines, decodeLines, lineOrigin } from './source-lines.js'
 import { swapLines } from './swap-lines.js'
 import { swapRetractionRows } from './swap-retractions.js'
 import { holdingRow, priceRow, tokenRow } from './table-rows.js'
@@ -35,8 +37,24 @@ export async function processIngestJob(data: unknown, ctx: IngestJobContext): Pr
     return { accepted: 0, rejected: 1 }
   }
   const { type, records, source } = envelope
-  const { rows, accepted, rejected, swapHours, tokenAddresses } = await rowsFor(type, records, ctx, now)
-  const letters: DeadLetterRow[] = rejected.map((r) => deadLetterRow(type, r.record, r.reason, source, now))
+  let letters: DeadLetterRow[]
+  let result: Awaited<ReturnType<typeof rowsFor>>
+  if (envelope.lines === undefined) {
+    result = await rowsFor(type, records, ctx, now)
+    letters = result.rejected.map((r) => deadLetterRow(type, r.record, r.reason, source, now))
+  } else {
+    // Lines of a file: parsed here; a refused one is dead-lettered as read, with its line.
+    const texts = records as readonly string[]
+    const lines = envelope.lines
+    const decoded = decodeLines(texts, lines)
+    result = await rowsFor(type, decoded.records, ctx, now)
+    const refused = [
+      ...decoded.unreadable,
+      ...result.rejected.map((r) => ({ index: decoded.indexes[r.index]!, reason: r.reason })),
+    ].sort((a, b) => a.index - b.index)
+    letters = refused.map((r) => lineDeadLetterRow(type, lineOrigin(lines, texts, r.index), r.reason, source, now))
+  }
+  const { rows, accepted, swapHours, tokenAddresses } = result
   const batches: TableRows[] = [rows]
   if (letters.length > 0) batches.push({ table: ctx.tables.deadLetters, rows: letters })
   await ctx.writer.write(batches)
@@ -78,7 +96,11 @@ async function rowsFor(
       // A token whose id another token holds is refused (dead-lettered) like an invalid one.
       const { ids, refused } = await ctx.tokenIds.assign(validated.valid)
       const valid = validated.valid.filter((r) => !refused.has(r))
-      const rejected = [...validated.rejected, ...[...refused].map(([record, reason]) => ({ record, reason }))]
+      const indexOf = new Map(validated.valid.map((r, i) => [r, validated.validIndexes[i]!]))
+      const rejected = [
+        ...validated.rejected,
+        ...[...refused].map(([record, reason]) => ({ record: records[indexOf.get(record)!], reason, index: indexOf.get(record)! })),
+      ]
       return {
         ...objectRows(tables.tokens, valid.map((r) => tokenRow(r, ids.get(r.contract_address)!, now)), rejected),
         tokenAddresses: valid.map((r) => r.contract_address),
@@ -88,7 +110,7 @@ async function rowsFor(
 }
 
 type Envelope =
-  | { type: RecordType; records: readonly unknown[]; source: string }
+  | { type: RecordType; records: readonly unknown[]; source: string; lines?: SourceLines }
   | { type: string; records: unknown; source: string; problem: string }
 
 function readEnvelope(data: unknown): Envelope {
@@ -97,5 +119,8 @@ function readEnvelope(data: unknown): Envelope {
   const source = typeof d.source === 'string' ? d.source : 'unknown'
   if (!isRecordType(type)) return { type, records: d.records, source, problem: `unknown record type "${type}"` }
   if (!Array.isArray(d.records)) return { type, records: d.records, source, problem: 'records must be an array' }
-  return { type, records: d.records, source }
+  if (d.lines === undefined) return { type, records: d.records, source }
+  const lines = checkSourceLines(d.lines, d.records)
+  if ('problem' in lines) return { type, records: d.records, source, problem: lines.problem }
+  return { type, records: d.records, source, lines }
 }

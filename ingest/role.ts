@@ -5,6 +5,7 @@ import { markHoldingsChanged } from '../shared/data-versions.js'
 import type { RunningRole, Runtime } from '../shared/runtime.js'
 import { publishTokensChanged } from '../shared/token-events.js'
 import { BatchWriter } from './batch-writer.js'
+import { startRedriveWorker } from './dead-letter-redrive-worker.js'
 import { createIngestWorker } from './ingest-worker.js'
 import { TokenIdRegistry } from './token-ids.js'
 
@@ -34,10 +35,16 @@ export async function startIngestRole(runtime: Runtime): Promise<RunningRole> {
   const worker = createIngestWorker(config, queues, { writer, tables, tokenIds, onSwapHoursStored, onHoldingsStored, onTokensStored }, logger)
   await worker.waitUntilReady()
   logger.info('ingest worker started', { concurrency: config.ingest.concurrency })
+  const redrives = await startRedriveWorker(config, queues, clickhouse, tables, logger).catch(async (err: unknown) => {
+    await worker.close()
+    throw err
+  })
 
   return {
     name: 'ingest',
     async stop() {
+      // A re-drive in hand finishes first: its records go through the ingest worker below.
+      await redrives.close()
       const closing = worker.close()
       // Jobs in hand wait on the writer: insert at once instead of waiting for the timer.
       await writer.drain()

@@ -30,7 +30,8 @@ export function swapLines(records: readonly unknown[], ingestedAt: number): Swap
   const rejected: Rejected[] = []
   const hours = new Set<number>()
   const s = scratch
-  for (const record of records) {
+  for (let index = 0; index < records.length; index++) {
+    const record = records[index]
     if (readPlainSwap(record, s)) {
       // Hex and digits only, proven by readPlainSwap: no escaping needed. `dex` is free text.
       const value = s.valueUsd === null ? 'null' : String(s.valueUsd)
@@ -46,7 +47,7 @@ export function swapLines(records: readonly unknown[], ingestedAt: number): Swap
     if (parsed.success) {
       lines.push(swapRowLine(swapRow(parsed.data, ingestedAt)))
       hours.add(hourStart(parsed.data.timestamp))
-    } else rejected.push({ record, reason: describeIssues(parsed.error) })
+    } else rejected.push({ record, reason: describeIssues(parsed.error), index })
   }
   return { encoded: { columns: SWAP_INSERT_COLUMNS, text: lines.join(''), count: lines.length }, rejected, hours }
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { DEFAULT_SMART_MONEY_RULES, smartMoneyRulesSchema, type SmartMoneyRule } from './smart-money-rules.js'
 
 const booleanFlag = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -46,6 +47,12 @@ const envSchema = z.object({
   /** On shutdown, how long requests in flight may finish before every connection is closed. */
   HTTP_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(5_000),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+  /** Turns the admin endpoints (/admin/...) on, behind `Authorization: Bearer <ADMIN_TOKEN>`; unset: they are 404. */
+  ADMIN_TOKEN: z
+    .union([z.literal('').transform(() => undefined), z.string().regex(/^[\x21-\x7e]{16,}$/, 'must be empty or at least 16 printable characters without spaces')])
+    .optional(),
+  /** Where the dead-letters command finds the running service's API (default: http://127.0.0.1:PORT). */
+  API_URL: z.url().optional(),
   /** API keys (comma-separated): when set, every read endpoint needs one (X-API-Key or Authorization: Bearer). */
   API_KEYS: commaList.pipe(z.array(apiKey)).default([]),
   /** Requests per minute per API key (per client IP without API_KEYS); 0: no limit. */
@@ -102,6 +109,25 @@ const envSchema = z.object({
   /** The API's in-memory token directory reloads every token this often, a backstop to the change events. */
   TOKEN_DIRECTORY_REFRESH_MS: z.coerce.number().int().min(100).default(5_000),
 
+  /** A file of tracked wallets: one address a line, optionally a name after it; `#` comments. Re-read when it changes. */
+  TRACKED_WALLETS_FILE: z.string().min(1).optional(),
+  /** The selection rules of the tracked set, as JSON (see shared/smart-money-rules.ts); unset: the defaults there. */
+  SMART_MONEY_RULES: z
+    .string()
+    .transform((text, ctx) => {
+      try {
+        return JSON.parse(text) as unknown
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'must be JSON' })
+        return z.NEVER
+      }
+    })
+    .pipe(smartMoneyRulesSchema)
+    .optional(),
+  /** How often the indicators role recomputes every wallet's statistics when swaps changed (0: never in the background). */
+  WALLET_STATS_REFRESH_MS: z.coerce.number().int().min(0).default(60_000),
+  /** Recomputed at least this often even without new swaps: the windows end at the computation's time. */
+  WALLET_STATS_MAX_AGE_MS: z.coerce.number().int().min(1_000).default(3_600_000),
   /** A JSON-RPC endpoint of an EVM node: set, `npm start` also follows its Uniswap swaps. */
   RPC_URL: z.url().optional(),
   /** Uniswap V2-style factories (PairCreated) and V3 factories (PoolCreated), comma-separated; defaults: Ethereum mainnet. */
@@ -142,6 +168,8 @@ export interface Config {
   http: HttpServerConfig
   httpApi: HttpApiPolicy
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent'
+  /** The admin endpoints: off without a token. `apiUrl`: the running service, for the dead-letters command. */
+  admin: { token: string | undefined; apiUrl: string }
   clickhouse:
     | { mode: 'server'; url: string; user: string; password: string; database: string }
     | { mode: 'embedded'; path: string; database: string }
@@ -166,6 +194,8 @@ export interface Config {
     candleRefreshMs: number
   }
   tokenDirectory: { refreshMs: number }
+  /** Who is smart money: the listed wallets' file, the selection rules, the statistics' refresh. */
+  smartMoney: { trackedWalletsFile: string | null; rules: readonly SmartMoneyRule[]; refreshMs: number; maxAgeMs: number }
   follower: FollowerConfig
   shutdownTimeoutMs: number
 }
@@ -233,6 +263,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       closedSeriesMaxAgeS: e.CACHE_CLOSED_SERIES_MAX_AGE_S,
     },
     logLevel: e.LOG_LEVEL,
+    admin: { token: e.ADMIN_TOKEN, apiUrl: (e.API_URL ?? `http://127.0.0.1:${e.PORT}`).replace(/\/+$/, '') },
     clickhouse: e.CLICKHOUSE_URL
       ? {
           mode: 'server',
@@ -261,6 +292,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       candleRefreshMs: e.CANDLE_REFRESH_MS,
     },
     tokenDirectory: { refreshMs: e.TOKEN_DIRECTORY_REFRESH_MS },
+    smartMoney: {
+      trackedWalletsFile: e.TRACKED_WALLETS_FILE ?? null,
+      rules: e.SMART_MONEY_RULES ?? DEFAULT_SMART_MONEY_RULES,
+      refreshMs: e.WALLET_STATS_REFRESH_MS,
+      maxAgeMs: e.WALLET_STATS_MAX_AGE_MS,
+    },
     follower: {
       rpcUrl: e.RPC_URL ?? null,
       v2Factories: e.FOLLOW_V2_FACTORIES,

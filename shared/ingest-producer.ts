@@ -2,7 +2,7 @@ import type { JobsOptions } from 'bullmq'
 import type { Config } from './config.js'
 import type { Logger } from './logger.js'
 import { QueueFactory, type TypedQueue } from './queue-factory.js'
-import { QueueNames } from './queues.js'
+import { QueueNames, type SourceLines } from './queues.js'
 import type { RecordInput, RecordType } from './records.js'
 
 /**
@@ -28,6 +28,15 @@ export class IngestProducer {
   ): Promise<string> {
     const batch = Array.isArray(records) ? records : [records]
     const job = await this.queue.add(type, { type, records: batch, source }, options)
+    return job.id!
+  }
+
+  /**
+   * Enqueues one job of lines of a file as read (NDJSON lines or CSV records): the worker
+   * parses them, and dead-letters a refused one with its text and line number.
+   */
+  async sendLines(type: RecordType, texts: string[], source: string, lines: SourceLines, options: JobsOptions = {}): Promise<string> {
+    const job = await this.queue.add(type, { type, records: texts, source, lines }, options)
     return job.id!
   }
 

@@ -10,6 +10,8 @@ import {
   type IngestJobData,
   type IngestJobName,
   type IngestJobResult,
+  type DeadLetterRedriveJobData,
+  type DeadLetterRedriveResult,
   type QueueName,
 } from './queues.js'
 import { createRedis, type Redis } from './redis.js'
@@ -32,6 +34,7 @@ export type IndicatorJobPayload = IndicatorJobData[IndicatorJobName]
 export interface QueueJobTypes {
   [QueueNames.ingest]: { data: IngestJobData; result: IngestJobResult; name: IngestJobName }
   [QueueNames.indicators]: { data: IndicatorJobPayload; result: IndicatorJobResult; name: IndicatorJobName }
+  [QueueNames.deadLetterRedrive]: { data: DeadLetterRedriveJobData; result: DeadLetterRedriveResult; name: 'redrive' }
 }
 type JobTypes<N extends QueueName> = N extends keyof QueueJobTypes ? QueueJobTypes[N] : { data: unknown; result: unknown; name: string }
 
@@ -58,6 +61,9 @@ export function defaultJobOptions(name: QueueName, ingest: Config['ingest']): De
       }
     case QueueNames.indicators:
       return { attempts: 3, backoff: { type: 'exponential', delay: 1000 }, ...DEFAULT_JOB_RETENTION }
+    case QueueNames.deadLetterRedrive:
+      // Not retried (re-runnable by hand: only pending dead letters are taken); outcomes kept a week for GET /admin/dead-letters/redrives/:id.
+      return { attempts: 1, removeOnComplete: { age: 7 * 24 * 3600, count: 1000 }, removeOnFail: { age: 7 * 24 * 3600, count: 1000 } }
     default:
       return { ...DEFAULT_JOB_RETENTION }
   }

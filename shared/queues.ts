@@ -9,6 +9,8 @@ import type { RecordType } from './records.js'
 export const QueueNames = {
   ingest: 'ingest-records',
   indicators: 'indicators',
+  /** Re-drives of dead letters, run by the ingest role (so they can be asked for while the embedded store is held). */
+  deadLetterRedrive: 'dead-letter-redrive',
 } as const
 export type QueueName = (typeof QueueNames)[keyof typeof QueueNames]
 
@@ -21,6 +23,40 @@ export interface IngestJobData {
   records: unknown[]
   /** Where the records came from (a producer name or a backfill file), kept with dead letters. */
   source: string
+  /**
+   * Set when the records are lines of a file as read (the backfill): each record is then
+   * the raw text of an NDJSON line or CSV record, which the worker parses, and a record
+   * that is refused is dead-lettered with that text and its line number.
+   */
+  lines?: SourceLines
+}
+
+export interface SourceLines {
+  format: 'ndjson' | 'csv'
+  /** The line number of each record (1-based; a CSV record's first line). */
+  numbers: number[]
+  /** The CSV file's header row, as read. */
+  csvHeader?: string
+}
+
+/** Which dead letters a re-drive takes: every pending one of the filter, or the ones named by id (even if re-driven before). */
+export interface DeadLetterRedriveJobData {
+  type?: string
+  reason?: string
+  source?: string
+  ids?: string[]
+}
+
+/** What a re-drive did. */
+export interface DeadLetterRedriveResult {
+  /** Dead letters re-enqueued. */
+  redriven: number
+  /** Ingest jobs they were sent in. */
+  jobs: number
+  /** Pages of dead letters read (each at most one page size). */
+  pages: number
+  /** Dead letters of an unknown record type: there is no queue to send them to. */
+  skipped: number
 }
 
 export const IndicatorJobNames = {

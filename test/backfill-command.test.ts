@@ -124,19 +124,19 @@ describe('npm run backfill', () => {
     await expectStoredOnce(good)
 
     const rs = await rt.clickhouse.query({
-      query: `SELECT payload, reason, source FROM ${rt.tables.deadLetters} FINAL WHERE source LIKE {src:String} ORDER BY payload`,
-      query_params: { src: `${file}:%` },
+      query: `SELECT payload, payload_format, line, reason, source FROM ${rt.tables.deadLetters} FINAL WHERE source = {src:String} ORDER BY line`,
+      query_params: { src: file },
       format: 'JSONEachRow',
     })
-    const letters = await rs.json<{ payload: string; reason: string; source: string }>()
-    expect(letters).toHaveLength(3)
-    expect(letters.every((l) => l.source === `${file}:1-23`)).toBe(true)
-    const byPayload = (fragment: string) => letters.find((l) => l.payload.includes(fragment))!
-    expect(byPayload('0x1234').reason).toMatch(/wallet_address/)
-    expect(byPayload('this is not json').payload).toBe(JSON.stringify('{"hash": "0xabc", this is not json'))
-    expect(byPayload('this is not json').reason).toBe(
-      'record: Invalid input: expected object, received string (the text of a line that is not valid JSON, or of a CSV row that could not be read)',
-    )
+    const letters = await rs.json<{ payload: string; payload_format: string; line: string | number; reason: string; source: string }>()
+    // Each names its line and holds the line exactly as it was in the file.
+    expect(letters.map((l) => [Number(l.line), l.payload, l.payload_format])).toEqual([
+      [11, lines[10], 'ndjson'],
+      [12, lines[11], 'ndjson'],
+      [13, lines[12], 'ndjson'],
+    ])
+    expect(letters[0]!.reason).toMatch(/wallet_address/)
+    expect(letters[1]!.reason).toMatch(/^line: not valid JSON \(/)
     expect(letters.find((l) => l.reason.includes('amount_raw'))!.reason).toMatch(/decimal string/)
   })
 })

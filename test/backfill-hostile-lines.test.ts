@@ -3,12 +3,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Readable } from 'node:stream'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { readCsv } from '../ingest/backfill/csv-reader.js'
-import { readNdjson } from '../ingest/backfill/ndjson-reader.js'
-import type { SourceRecord } from '../ingest/backfill/source-record.js'
 import { startIngestRole } from '../ingest/role.js'
 import type { RunningRole } from '../shared/runtime.js'
 import { makeSwap, readSwaps, runBackfill, storedSwap, SWAP_CSV_HEADER, swapCsvRow, type SwapInput } from './support/backfill-files.js'
+import { readDecoded } from './support/decoded-lines.js'
 import { createTestRuntime, type TestRuntime } from './support/runtime.js'
 
 /**
@@ -19,47 +17,44 @@ import { createTestRuntime, type TestRuntime } from './support/runtime.js'
 const DEEP_ARRAY = '['.repeat(4_200) + ']'.repeat(4_200)
 const DEEP_OBJECT = '{"a":'.repeat(4_200) + '1' + '}'.repeat(4_200)
 
-async function readAll(reader: AsyncGenerator<SourceRecord>): Promise<SourceRecord[]> {
-  const out: SourceRecord[] = []
-  for await (const r of reader) out.push(r)
-  return out
-}
+const TOO_DEEP = 'line: nested deeper than 32 levels'
+const QUOTE = 'row: Quote Not Closed: the quote opened in this row is not closed'
 
-describe('NDJSON reader: nesting depth', () => {
-  it('passes a line nested too deep on as text naming the problem, and reads the lines after it', async () => {
+describe('NDJSON lines: nesting depth', () => {
+  it('refuses a line nested too deep with its reason, and reads the lines after it', async () => {
     const text = ['{"a":1}', DEEP_ARRAY, '{"b":[[["ok"]]]}', DEEP_OBJECT, `{"name":"${'['.repeat(5_000)}"}`, '{"c":3}'].join('\n')
-    const records = await readAll(readNdjson(Readable.from([text])))
-    expect(records.map((r) => r.line)).toEqual([1, 2, 3, 4, 5, 6])
-    expect(records[0]!.record).toEqual({ a: 1 })
-    expect(records[1]!.record).toMatch(/^unreadable NDJSON line \(nested deeper than 32 levels\): \[\[\[/)
-    expect(records[2]!.record).toEqual({ b: [[['ok']]] })
-    expect(records[3]!.record).toMatch(/^unreadable NDJSON line \(nested deeper than 32 levels\): \{"a":\{"a":/)
-    // Brackets inside a string are text, not nesting.
-    expect(records[4]!.record).toEqual({ name: '['.repeat(5_000) })
-    expect(records[5]!.record).toEqual({ c: 3 })
+    const records = await readDecoded('ndjson', Readable.from([text]))
+    expect(records).toEqual([
+      { record: { a: 1 }, line: 1 },
+      { reason: TOO_DEEP, line: 2 },
+      { record: { b: [[['ok']]] }, line: 3 },
+      { reason: TOO_DEEP, line: 4 },
+      // Brackets inside a string are text, not nesting.
+      { record: { name: '['.repeat(5_000) }, line: 5 },
+      { record: { c: 3 }, line: 6 },
+    ])
   })
 
   it('accepts exactly 32 levels and refuses 33', async () => {
     const nested = (levels: number) => '['.repeat(levels) + ']'.repeat(levels)
-    const records = await readAll(readNdjson(Readable.from([`${nested(32)}\n${nested(33)}\n`])))
-    expect(records[0]!.record).toEqual(JSON.parse(nested(32)))
-    expect(typeof records[1]!.record).toBe('string')
+    const records = await readDecoded('ndjson', Readable.from([`${nested(32)}\n${nested(33)}\n`]))
+    expect(records).toEqual([{ record: JSON.parse(nested(32)), line: 1 }, { reason: TOO_DEEP, line: 2 }])
   })
 })
 
-describe('CSV reader: an error stays in its row', () => {
+describe('CSV rows: an error stays in its row', () => {
   it('a quote never closed makes its own row unreadable; the following rows are read', async () => {
     const text = ['a,b,c', '1,2,3', '4,"5,6', '7,8,9', '10,11,12'].join('\n') + '\n'
-    const records = await readAll(readCsv(Readable.from([text])))
-    expect(records).toHaveLength(4)
-    expect(records[0]).toEqual({ record: { a: '1', b: '2', c: '3' }, line: 2 })
-    expect(records[1]!.line).toBe(3)
-    expect(records[1]!.record).toMatch(/^unreadable CSV row \(.*quote.*\): 4,"5,6$/i)
-    expect(records[2]).toEqual({ record: { a: '7', b: '8', c: '9' }, line: 4 })
-    expect(records[3]).toEqual({ record: { a: '10', b: '11', c: '12' }, line: 5 })
+    const records = await readDecoded('csv', Readable.from([text]))
+    expect(records).toEqual([
+      { record: { a: '1', b: '2', c: '3' }, line: 2 },
+      { reason: QUOTE, line: 3 },
+      { record: { a: '7', b: '8', c: '9' }, line: 4 },
+      { record: { a: '10', b: '11', c: '12' }, line: 5 },
+    ])
   })
 
-  it('keeps quoted fields spanning lines, and confines other quote errors and a last unclosed quote to their row', async () => {
+  it('keeps quoted fields spanning lines (named by their first line), and confines other quote errors and a last unclosed quote to their row', async () => {
     const text = [
       'a,b,c',
       '1,"two\nlines, with ""quotes""",3',
@@ -68,13 +63,13 @@ describe('CSV reader: an error stays in its row', () => {
       '10,11,12',
       '13,14,"15',
     ].join('\r\n')
-    const records = await readAll(readCsv(Readable.from([text])))
-    expect(records.map((r) => r.line)).toEqual([3, 4, 5, 6, 7])
-    expect(records[0]!.record).toEqual({ a: '1', b: 'two\nlines, with "quotes"', c: '3' })
-    expect(records[1]!.record).toMatch(/^unreadable CSV row \(Invalid Opening Quote: .*\): 4,5"x,6$/)
-    expect(records[2]!.record).toMatch(/^unreadable CSV row \(Invalid Closing Quote: .*\): 7,"8"y,9$/)
-    expect(records[3]!.record).toEqual({ a: '10', b: '11', c: '12' })
-    expect(records[4]!.record).toMatch(/^unreadable CSV row \(.*quote.*\): 13,14,"15$/i)
+    const records = await readDecoded('csv', Readable.from([text]))
+    expect(records.map((r) => r.line)).toEqual([2, 4, 5, 6, 7])
+    expect(records[0]).toEqual({ record: { a: '1', b: 'two\nlines, with "quotes"', c: '3' }, line: 2 })
+    expect(records[1]).toEqual({ reason: expect.stringMatching(/^row: Invalid Opening Quote: /), line: 4 })
+    expect(records[2]).toEqual({ reason: expect.stringMatching(/^row: Invalid Closing Quote: /), line: 5 })
+    expect(records[3]).toEqual({ record: { a: '10', b: '11', c: '12' }, line: 6 })
+    expect(records[4]).toEqual({ reason: QUOTE, line: 7 })
   })
 })
 
@@ -98,10 +93,10 @@ describe('npm run backfill with hostile lines', () => {
     expect(stored).toEqual(items.map(storedSwap).sort((a, b) => a.hash.localeCompare(b.hash)))
   }
 
-  async function reasonsFrom(file: string): Promise<Array<{ payload: string; reason: string }>> {
+  async function reasonsFrom(file: string): Promise<Array<{ payload: string; reason: string; line: number }>> {
     const rs = await rt.clickhouse.query({
-      query: `SELECT payload, reason FROM ${rt.tables.deadLetters} FINAL WHERE source LIKE {src:String}`,
-      query_params: { src: `${file}:%` },
+      query: `SELECT payload, reason, toUInt32(assumeNotNull(line)) AS line FROM ${rt.tables.deadLetters} FINAL WHERE source = {src:String}`,
+      query_params: { src: file },
       format: 'JSONEachRow',
     })
     return rs.json()
@@ -122,8 +117,7 @@ describe('npm run backfill with hostile lines', () => {
     await expectStored(items)
     const [letter, ...others] = await reasonsFrom(file)
     expect(others).toEqual([])
-    expect(JSON.parse(letter!.payload)).toMatch(/^unreadable NDJSON line \(nested deeper than 32 levels\)/)
-    expect(letter!.reason).toMatch(/^record: .*received string/)
+    expect(letter).toEqual({ payload: DEEP_ARRAY, reason: TOO_DEEP, line: 151 })
   })
 
   it('CSV: a quote never closed costs its own row only, every following row is stored', async () => {
@@ -141,6 +135,6 @@ describe('npm run backfill with hostile lines', () => {
     await expectStored(items)
     const [letter, ...others] = await reasonsFrom(file)
     expect(others).toEqual([])
-    expect(JSON.parse(letter!.payload)).toBe(`unreadable CSV row (Quote Not Closed: the quote opened in this row is not closed): ${broken}`)
+    expect(letter).toEqual({ payload: broken, reason: QUOTE, line: 12 })
   })
 })

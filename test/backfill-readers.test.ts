@@ -4,11 +4,9 @@ import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import { afterAll, describe, expect, it } from 'vitest'
 import { parseBackfillArguments, UsageError } from '../ingest/backfill/arguments.js'
-import { readCsv } from '../ingest/backfill/csv-reader.js'
-import { readNdjson } from '../ingest/backfill/ndjson-reader.js'
 import { FileProblem, inspectFile, openFile } from '../ingest/backfill/open-file.js'
 import { formatDuration, ProgressReporter, type ProgressState } from '../ingest/backfill/progress.js'
-import type { SourceRecord } from '../ingest/backfill/source-record.js'
+import { readDecoded, type DecodedLine } from './support/decoded-lines.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'backfill-readers-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -19,19 +17,18 @@ function file(name: string, content: string | Buffer): string {
   return path
 }
 
-async function readAll(path: string): Promise<{ records: SourceRecord[]; bytes: number; size: number }> {
+/** The file read as the backfill reads it and parsed as the worker parses its lines. */
+async function readAll(path: string): Promise<{ records: DecodedLine[]; bytes: number; size: number }> {
   const info = await inspectFile(path)
   const opened = openFile(info)
-  const reader = info.format === 'csv' ? readCsv(opened.content) : readNdjson(opened.content)
-  const records: SourceRecord[] = []
-  for await (const r of reader) records.push(r)
+  const records = await readDecoded(info.format, opened.content)
   return { records, bytes: opened.bytesRead(), size: info.size }
 }
 
 const BIG = '115792089237316195423570985008687907853269984665640564039457584007913129639935'
 
 describe('NDJSON reader', () => {
-  it('reads one record per line with its line number, skipping blank lines, keeping unparseable lines as text', async () => {
+  it('reads one record per line with its line number, skipping blank lines; an unparseable line is refused with its reason', async () => {
     const path = file(
       'a.ndjson',
       '\uFEFF{"a":1}\r\n\n{"amount_raw":"' + BIG + '"}\nnot json at all\n  {"b":[1,2]}  \n',
@@ -40,7 +37,7 @@ describe('NDJSON reader', () => {
     expect(records).toEqual([
       { record: { a: 1 }, line: 1 },
       { record: { amount_raw: BIG }, line: 3 },
-      { record: 'not json at all', line: 4 },
+      { reason: expect.stringMatching(/^line: not valid JSON \(/), line: 4 },
       { record: { b: [1, 2] }, line: 5 },
     ])
     expect(bytes).toBe(size)
@@ -101,13 +98,12 @@ describe('CSV reader', () => {
     ])
   })
 
-  it('passes a row it cannot read on as text naming the problem, and goes on', async () => {
+  it('a row it cannot read is refused with the problem, and the next rows are read', async () => {
     const path = file('bad.csv', 'a,b\n1,2\n3\n4,5\n')
     const { records } = await readAll(path)
     expect(records).toHaveLength(3)
     expect(records[0]).toEqual({ record: { a: '1', b: '2' }, line: 2 })
-    expect(records[1]!.line).toBe(3)
-    expect(records[1]!.record).toMatch(/^unreadable CSV row \(Invalid Record Length.*\): 3$/)
+    expect(records[1]).toEqual({ reason: 'row: Invalid Record Length: expected 2 cells (the header\'s), got 1', line: 3 })
     expect(records[2]).toEqual({ record: { a: '4', b: '5' }, line: 4 })
   })
 

@@ -53,7 +53,7 @@ describe('backfill job ids', () => {
   it('are unique per run and batch, so a run after Redis lost its data never re-uses an id', async () => {
     const run = async () => {
       const enqueuer = new BatchEnqueuer(producer, 'swap', 'f.ndjson', 2, 4)
-      for (let line = 1; line <= 5; line++) await enqueuer.add({ record: { line }, line })
+      for (let line = 1; line <= 5; line++) await enqueuer.add({ text: JSON.stringify({ line }), line })
       await enqueuer.finish()
       return enqueuer.jobs
     }

@@ -3,8 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createClickHouse } from '../shared/clickhouse.js'
 import { createRedis, deleteKeysWithPrefix } from '../shared/redis.js'
 import type { Runtime } from '../shared/runtime.js'
-import { DeadLetterStore } from '../ingest/dead-letter-store.js'
+import { StoreAccess } from '../ingest/dead-letter-access.js'
 import { listDeadLetters } from '../ingest/dead-letter-commands.js'
+import { DeadLetterReader } from '../shared/dead-letters.js'
 import { createTestRuntime, type TestRuntime } from './support/runtime.js'
 import { startIngestHarness, type IngestHarness } from './support/ingest-harness.js'
 import { swapInput } from './support/record-inputs.js'
@@ -51,7 +52,8 @@ describe('dead letters: list and redrive', () => {
 
   it('lists each dead letter with its reason and the record as received', async () => {
     const lines: string[] = []
-    const shown = await listDeadLetters(new DeadLetterStore(runtime.clickhouse, runtime.tables), { type: 'swap' }, (l) => lines.push(l))
+    const access = new StoreAccess(rt.config, runtime.clickhouse, runtime.tables)
+    const shown = await listDeadLetters(access, { type: 'swap' }, { limit: 50, offset: 0 }, (l) => lines.push(l))
     expect(shown).toBe(2)
     const text = lines.join('\n')
     expect(text).toMatch(/reason: {2}hash: must be "0x" followed by 64 hexadecimal characters/)
@@ -63,7 +65,7 @@ describe('dead letters: list and redrive', () => {
   it('says clearly that the embedded store is held by another process', async () => {
     const run = await runCli(rt.env, ['list'])
     expect(run.code).toBe(3)
-    expect(run.stderr).toContain('another process holds it')
+    expect(run.stderr).toContain('the running service (npm start) holds it, and ADMIN_TOKEN is not set')
   })
 
   it('lists and re-drives from the command line once the store is free; a record that fails again is stored once', async () => {
@@ -78,22 +80,22 @@ describe('dead letters: list and redrive', () => {
 
     const redrive = await runCli(rt.env, ['redrive', '--type', 'swap'])
     expect(redrive.code, redrive.stderr).toBe(0)
-    expect(redrive.stdout).toContain('re-enqueued 2 dead letters in 1 job')
+    expect(redrive.stdout).toContain('re-enqueued 2 dead letters in 1 job (1 page read)')
 
     const usage = await runCli(rt.env, ['purge'])
     expect(usage.code).toBe(2)
     expect(usage.stderr).toContain('usage:')
 
     runtime = { ...rt, clickhouse: createClickHouse(rt.config.clickhouse) }
-    const store = new DeadLetterStore(runtime.clickhouse, runtime.tables)
-    expect((await store.list({ type: 'swap' })).every((l) => l.redrivenAt !== null)).toBe(true)
+    const reader = new DeadLetterReader(runtime.clickhouse, runtime.tables)
+    expect((await reader.page({ type: 'swap' }, 10, 0)).letters.every((l) => l.redriven_at !== null)).toBe(true)
 
     ingest = await startIngestHarness(runtime)
     const [job] = await ingest.producer.queue.getJobs(['wait', 'active', 'completed', 'delayed'])
     expect(job!.data.source).toBe('redrive:dl-test')
     expect(await ingest.finished(job!.id!)).toEqual({ accepted: 0, rejected: 2 })
-    const again = await store.list({ type: 'swap' })
+    const again = (await reader.page({ type: 'swap' }, 10, 0)).letters
     expect(again).toHaveLength(2)
-    expect(again.every((l) => l.redrivenAt === null && l.source === 'redrive:dl-test')).toBe(true)
+    expect(again.every((l) => l.redriven_at === null && l.source === 'redrive:dl-test')).toBe(true)
   })
 })

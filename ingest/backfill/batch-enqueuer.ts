@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import type { IngestProducer } from '../../shared/ingest-producer.js'
+import type { SourceLines } from '../../shared/queues.js'
 import type { RecordType } from '../../shared/records.js'
-import type { SourceRecord } from './source-record.js'
+import type { SourceLine } from './source-line.js'
 
 /** A job the backfill enqueued: its id, how many records it carries and where they came from. */
 export interface EnqueuedJob {
@@ -18,6 +19,8 @@ export interface BatchEnqueuerOptions {
   jobIdBase?: string
   /** Told of each job once Redis holds it. */
   onEnqueued?: (job: EnqueuedJob) => void
+  /** How the worker reads the lines: NDJSON (the default) or CSV under this header row. */
+  csvHeader?: string
 }
 
 /** A new run id: time and randomness, lower-case letters and digits. */
@@ -29,7 +32,9 @@ export function newRunId(): string {
  * Groups the records of one file into jobs of `batchSize` and enqueues them with at
  * most `maxInFlight` enqueue requests outstanding: `add` waits when the limit is
  * reached, which in turn pauses reading the file.
- * A job's source names the file and its line range, e.g. `swaps.ndjson:1-5000`.
+ * A job carries its lines' raw text and line numbers (the worker parses them, so a refused
+ * record is dead-lettered with its line as read and its line number); its source is the
+ * file. An enqueued job is reported with its line range, e.g. `swaps.ndjson:1-5000`.
  * Each job gets an id of its own (run, file, batch), never BullMQ's counter: after Redis
  * loses its data the counter starts again, and a waiter polling counter ids would take
  * other jobs for its own.
@@ -38,13 +43,13 @@ export class BatchEnqueuer {
   /** The jobs enqueued, in file order. */
   readonly jobs: EnqueuedJob[] = []
   records = 0
-  private batch: unknown[] = []
-  private firstLine = 0
-  private lastLine = 0
+  private batch: string[] = []
+  private numbers: number[] = []
   private readonly inFlight = new Set<Promise<void>>()
   private failure: unknown
   private readonly jobIdBase: string
   private readonly onEnqueued: ((job: EnqueuedJob) => void) | undefined
+  private readonly csvHeader: string | undefined
 
   constructor(
     private readonly producer: IngestProducer,
@@ -56,16 +61,16 @@ export class BatchEnqueuer {
   ) {
     this.jobIdBase = options.jobIdBase ?? `backfill-${newRunId()}-1`
     this.onEnqueued = options.onEnqueued
+    this.csvHeader = options.csvHeader
   }
 
   get jobIds(): string[] {
     return this.jobs.map((j) => j.id)
   }
 
-  async add(item: SourceRecord): Promise<void> {
-    if (this.batch.length === 0) this.firstLine = item.line
-    this.batch.push(item.record)
-    this.lastLine = item.line
+  async add(item: SourceLine): Promise<void> {
+    this.batch.push(item.text)
+    this.numbers.push(item.line)
     this.records++
     if (this.batch.length >= this.batchSize) await this.dispatch()
   }
@@ -79,16 +84,20 @@ export class BatchEnqueuer {
 
   private async dispatch(): Promise<void> {
     this.throwIfFailed()
-    const records = this.batch
+    const texts = this.batch
+    const numbers = this.numbers
     const job: EnqueuedJob = {
       id: `${this.jobIdBase}-${this.jobs.length + 1}`,
-      records: records.length,
-      source: `${this.file}:${this.firstLine}-${this.lastLine}`,
+      records: texts.length,
+      source: `${this.file}:${numbers[0]}-${numbers[numbers.length - 1]}`,
     }
     this.batch = []
+    this.numbers = []
     this.jobs.push(job)
+    const lines: SourceLines =
+      this.csvHeader === undefined ? { format: 'ndjson', numbers } : { format: 'csv', numbers, csvHeader: this.csvHeader }
     const request = this.producer
-      .send(this.type, records, job.source, { jobId: job.id })
+      .sendLines(this.type, texts, this.file, lines, { jobId: job.id })
       .then(() => this.onEnqueued?.(job))
       .catch((error: unknown) => {
         this.failure ??= error

@@ -1,8 +1,7 @@
 import { createInterface } from 'node:readline'
 import type { Readable } from 'node:stream'
 import { csvCells, opensQuote, QUOTE_NOT_CLOSED } from './csv-fields.js'
-import { unflatten } from './flattened-fields.js'
-import type { SourceRecord } from './source-record.js'
+import type { SourceLine } from './source-line.js'
 
 /** How far a quoted cell may run on: this many lines, this many characters. */
 const MAX_ROW_LINES = 100
@@ -14,45 +13,43 @@ interface Line {
   number: number
 }
 
+export interface CsvFile {
+  /** The header row as read (its line number is `headerLine`). */
+  header: string
+  headerLine: number
+  /** The records after it, each as its raw text with its first line's number. */
+  rows: AsyncGenerator<SourceLine>
+}
+
 /**
- * Reads CSV with a header row, streaming. Dotted headers become nested fields; empty
- * cells are absent. Rows are split by the reader itself, so a problem stays in its row:
- * a row that cannot be read (wrong number of cells, a broken quote) is passed on, in
- * file order, as text naming the problem, so the worker dead-letters it, and the next
- * row is read as usual. A quote that does not close within MAX_ROW_LINES lines (or
- * MAX_ROW_CHARS characters, or before the end of the file) makes its own line unreadable,
- * and the lines after it are read again as rows. Line breaks inside a quoted cell are
- * read as "\n".
+ * Reads CSV with a header row, streaming. Rows are split here, so a problem stays in its
+ * row; each row goes on as its raw text (the worker splits its cells, ingest/source-lines.ts,
+ * so a row that cannot be read or is not a valid record is dead-lettered with its text as
+ * read and its line). A quoted cell may run over several lines: the row's text then holds
+ * them joined by "\n", and its line is the first. A quote that does not close within
+ * MAX_ROW_LINES lines (or MAX_ROW_CHARS characters, or before the end of the file), or whose
+ * span is not a row, makes its own line a row of its own, and the lines after it are read
+ * again as rows. Undefined for a file without a row.
  */
-export async function* readCsv(content: Readable): AsyncGenerator<SourceRecord> {
+export async function openCsv(content: Readable): Promise<CsvFile | undefined> {
   const lines = new LineSource(content)
-  let columns: string[] | undefined
+  const header = await nextRow(lines)
+  if (header === undefined) return undefined
+  const cells = csvCells(header.text)
+  if ('problem' in cells) throw new Error(`the header row (line ${header.line}) cannot be read: ${cells.problem}`)
+  return { header: header.text, headerLine: header.line, rows: rowsOf(lines) }
+}
+
+async function* rowsOf(lines: LineSource): AsyncGenerator<SourceLine> {
   for (;;) {
     const row = await nextRow(lines)
     if (row === undefined) return
-    const cells = 'problem' in row ? row : csvCells(row.text)
-    if (columns === undefined) {
-      if ('problem' in cells) throw new Error(`the header row (line ${row.line}) cannot be read: ${cells.problem}`)
-      columns = cells.map((h) => h.trim())
-      continue
-    }
-    if ('problem' in cells) {
-      yield unreadable(row.text, cells.problem, row.line)
-    } else if (cells.length !== columns.length) {
-      const problem = `Invalid Record Length: expected ${columns.length} cells (the header's), got ${cells.length}`
-      yield unreadable(row.text, problem, row.line)
-    } else {
-      const record: Record<string, string> = {}
-      for (let i = 0; i < cells.length; i++) record[columns[i]!] = cells[i]!
-      yield { record: unflatten(record), line: row.line }
-    }
+    yield row
   }
 }
 
-type Row = { text: string; line: number } | { text: string; line: number; problem: string }
-
 /** The next non-empty row, joined across lines while a quoted cell runs on. */
-async function nextRow(lines: LineSource): Promise<Row | undefined> {
+async function nextRow(lines: LineSource): Promise<SourceLine | undefined> {
   let first: Line | undefined
   do first = await lines.next()
   while (first !== undefined && first.text === '')
@@ -60,7 +57,7 @@ async function nextRow(lines: LineSource): Promise<Row | undefined> {
   if (!opensQuote(first.text)) return { text: first.text, line: first.number }
   // A quote in the wrong place (not opening a cell) is this line's problem alone: no read-ahead.
   const alone = csvCells(first.text)
-  if ('problem' in alone && alone.problem !== QUOTE_NOT_CLOSED) return { text: first.text, line: first.number, problem: alone.problem }
+  if ('problem' in alone && alone.problem !== QUOTE_NOT_CLOSED) return { text: first.text, line: first.number }
 
   const taken: Line[] = [first]
   let text = first.text
@@ -72,19 +69,10 @@ async function nextRow(lines: LineSource): Promise<Row | undefined> {
     text += `\n${more.text}`
     open = opensQuote(more.text) ? !open : open
   }
-  const last = taken[taken.length - 1]!
-  if (!open && csvCellsReadable(text)) return { text, line: last.number }
+  if (!open && !('problem' in csvCells(text))) return { text, line: first.number }
   // The quote does not close (or what it spans is not a row): only its own line is lost.
   lines.pushBack(taken.slice(1))
-  return { text: first.text, line: first.number, problem: QUOTE_NOT_CLOSED }
-}
-
-function csvCellsReadable(text: string): boolean {
-  return !('problem' in csvCells(text))
-}
-
-function unreadable(text: string, problem: string, line: number): SourceRecord {
-  return { record: `unreadable CSV row (${problem}): ${text.trimEnd()}`, line }
+  return { text: first.text, line: first.number }
 }
 
 /** The file's lines, with lines read ahead and given back read again first. */

@@ -3,12 +3,12 @@ import { IngestProducer } from '../../shared/ingest-producer.js'
 import { createRedis } from '../../shared/redis.js'
 import type { BackfillArguments } from './arguments.js'
 import { BatchEnqueuer, newRunId } from './batch-enqueuer.js'
-import { readCsv } from './csv-reader.js'
+import { openCsv } from './csv-reader.js'
 import { JobWaiter, type WaitTotals } from './job-waiter.js'
 import { readNdjson } from './ndjson-reader.js'
 import { inspectFile, openFile, type BackfillFile } from './open-file.js'
 import { ProgressReporter, type ProgressOutput, type ProgressState } from './progress.js'
-import type { SourceRecord } from './source-record.js'
+import type { SourceLine } from './source-line.js'
 
 export interface BackfillSummary {
   files: number
@@ -94,14 +94,22 @@ export async function runBackfill(
     for (const [index, file] of files.entries()) {
       const opened = openFile(file)
       currentBytes = opened.bytesRead
+      let csvHeader: string | undefined
+      let lines: AsyncGenerator<SourceLine> | undefined
+      if (file.format === 'csv') {
+        const csv = await openCsv(opened.content).catch((error: unknown) => {
+          throw new Error(`${file.path}: ${error instanceof Error ? error.message : String(error)}`)
+        })
+        csvHeader = csv?.header
+        lines = csv?.rows
+      } else lines = readNdjson(opened.content)
       enqueuer = new BatchEnqueuer(producer, args.type, file.path, args.batchSize, MAX_IN_FLIGHT, {
         jobIdBase: `backfill-${runId}-${index + 1}`,
         onEnqueued: (job) => waiter?.track(job),
+        csvHeader,
       })
-      const records: AsyncGenerator<SourceRecord> =
-        file.format === 'csv' ? readCsv(opened.content) : readNdjson(opened.content)
       try {
-        for await (const record of records) await enqueuer.add(record)
+        if (lines) for await (const line of lines) await enqueuer.add(line)
         await enqueuer.finish()
       } catch (error) {
         const detail = error instanceof Error ? error.message : String(error)

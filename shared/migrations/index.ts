@@ -4,7 +4,8 @@ import { timeOrderedSwaps } from './002_time_ordered_swaps.js'
 import { holdingsByToken } from './003_holdings_by_token.js'
 import { storedCandles } from './004_stored_candles.js'
 import { storeIdentity } from './005_store_identity.js'
+import { deadLetterLines } from './006_dead_letter_lines.js'
 import { holdingsByWallet } from './007_holdings_by_wallet.js'
 
 /** Every migration, in the order it applies. Add new ones at the end with the next version. */
-export const migrations: readonly Migration[] = [coreTables, timeOrderedSwaps, holdingsByToken, storedCandles, storeIdentity, holdingsByWallet]
+export const migrations: readonly Migration[] = [coreTables, timeOrderedSwaps, holdingsByToken, storedCandles, storeIdentity, deadLetterLines, holdingsByWallet]
