@@ -12,6 +12,7 @@ import { randomBytes } from 'node:crypto'
 import { Worker as Thread } from 'node:worker_threads'
 import { loadConfig } from '../shared/config.js'
 import { openRuntime } from '../shared/bootstrap.js'
+import { applyInsertDurability } from '../shared/insert-durability.js'
 import { migrate } from '../shared/migrate.js'
 import { tablesFor } from '../shared/tables.js'
 import { QueueFactory } from '../shared/queue-factory.js'
@@ -101,6 +102,7 @@ try {
   // keep the access paths (by time, hash, wallet, token) and the candle marks included.
   const viewsTables = tablesFor(`${tables.database}_views`)
   await migrate(clickhouse, viewsTables)
+  await applyInsertDurability(clickhouse, viewsTables, config.storage) // as the service's own tables (CLICKHOUSE_FSYNC)
   const viewsRate = await timedInsert(viewsTables.swapsIncoming, viewsTables.swaps, (table, from, to) =>
     clickhouse.insert({ table, columns: compact.columns, values: compact.values.slice(from, to), format: 'JSONCompactEachRow' }),
   )
