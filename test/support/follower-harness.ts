@@ -72,8 +72,9 @@ export async function startFollowerHarness(env: Record<string, string> = {}, wal
 }
 
 function parseFollowerOverrides(extra: Record<string, string>) {
-  const out: { finalityDepth?: number } = {}
+  const out: { finalityDepth?: number; rpcUrl?: string } = {}
   if (extra.FINALITY_DEPTH) out.finalityDepth = Number(extra.FINALITY_DEPTH)
+  if (extra.RPC_URL) out.rpcUrl = extra.RPC_URL
   return out
 }
 
