@@ -5,6 +5,7 @@ import type { RunningRole, Runtime } from '../shared/runtime.js'
 import { startCandleRefresher } from './candle-refresher.js'
 import { IndicatorEngine } from './engine.js'
 import { scheduleAdvance } from './schedule.js'
+import { startWalletStatsRefresher } from './wallet-stats-refresher.js'
 import { startIndicatorsWorker } from './worker.js'
 
 /**
@@ -38,11 +39,20 @@ export async function startIndicatorsRole(runtime: Runtime, options: { clock?: (
     intervalMs: config.indicators.candleRefreshMs,
     clock,
   })
+  const walletStats = startWalletStatsRefresher({
+    clickhouse: runtime.clickhouse,
+    tables: runtime.tables,
+    logger,
+    intervalMs: config.smartMoney.refreshMs,
+    maxAgeMs: config.smartMoney.maxAgeMs,
+    clock,
+  })
   logger.info('indicator engine started', { scheduleDelayMs: config.indicators.scheduleDelayMs })
   return {
     name: 'indicators',
     async stop() {
       await refresher.stop()
+      await walletStats.stop()
       await worker.close()
       await queues.close()
       commands.disconnect()

@@ -26,6 +26,9 @@ export interface Tables {
   holdingsByWallet: string
   prices: string
   deadLetters: string
+  /** Every wallet's statistics per window, and the runs that computed them (migration 8). */
+  walletStats: string
+  walletStatsRuns: string
 }
 
 export function tablesFor(database: string): Tables {
@@ -48,5 +51,7 @@ export function tablesFor(database: string): Tables {
     holdingsByWallet: q('holdings_by_wallet'),
     prices: q('prices'),
     deadLetters: q('dead_letters'),
+    walletStats: q('wallet_stats'),
+    walletStatsRuns: q('wallet_stats_runs'),
   }
 }

@@ -6,6 +6,7 @@ import { storedCandles } from './004_stored_candles.js'
 import { storeIdentity } from './005_store_identity.js'
 import { deadLetterLines } from './006_dead_letter_lines.js'
 import { holdingsByWallet } from './007_holdings_by_wallet.js'
+import { walletStats } from './008_wallet_stats.js'
 
 /** Every migration, in the order it applies. Add new ones at the end with the next version. */
-export const migrations: readonly Migration[] = [coreTables, timeOrderedSwaps, holdingsByToken, storedCandles, storeIdentity, deadLetterLines, holdingsByWallet]
+export const migrations: readonly Migration[] = [coreTables, timeOrderedSwaps, holdingsByToken, storedCandles, storeIdentity, deadLetterLines, holdingsByWallet, walletStats]

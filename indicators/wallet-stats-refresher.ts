@@ -1,0 +1,55 @@
+import type { ClickHouseClient } from '../shared/clickhouse.js'
+import type { Logger } from '../shared/logger.js'
+import type { Tables } from '../shared/tables.js'
+import { latestWalletStatsRun, storeWalletStats, swapsIngestedUntil } from '../shared/wallet-stats/store-wallet-stats.js'
+
+export interface WalletStatsRefresherDeps {
+  clickhouse: ClickHouseClient
+  tables: Tables
+  logger: Logger
+  /** How often to look; 0: never in the background. */
+  intervalMs: number
+  /** A run is due after this long even without new swaps (the windows end at the run's time). */
+  maxAgeMs: number
+  clock?: () => number
+}
+
+/**
+ * Keeps the stored wallet statistics current: on each tick, recomputes every wallet
+ * (storeWalletStats) when swaps were ingested since the latest run, or when that run is
+ * older than maxAgeMs. One run at a time; an error is logged and the next tick tries again.
+ */
+export function startWalletStatsRefresher(deps: WalletStatsRefresherDeps): { stop(): Promise<void> } {
+  const clock = deps.clock ?? Date.now
+  let stopped = false
+  let timer: NodeJS.Timeout | undefined
+  let running: Promise<void> = Promise.resolve()
+
+  const tick = async () => {
+    try {
+      const [latest, until] = [await latestWalletStatsRun(deps.clickhouse, deps.tables), await swapsIngestedUntil(deps.clickhouse, deps.tables)]
+      const now = clock()
+      const stale = latest === null || now - latest.computedAtMs >= deps.maxAgeMs
+      const newSwaps = until !== null && (latest?.swapsIngestedUntilMs ?? -1) < until
+      if (!stale && !newSwaps) return
+      const run = await storeWalletStats(deps.clickhouse, deps.tables, now, now)
+      deps.logger.info('wallet statistics computed', { wallets: run.wallets, durationMs: run.durationMs })
+    } catch (err) {
+      deps.logger.warn('wallet statistics refresh failed', { err })
+    }
+  }
+  const schedule = (delay: number) => {
+    if (stopped) return
+    timer = setTimeout(() => {
+      running = tick().finally(() => schedule(deps.intervalMs))
+    }, delay)
+  }
+  if (deps.intervalMs > 0) schedule(deps.intervalMs)
+  return {
+    async stop() {
+      stopped = true
+      if (timer) clearTimeout(timer)
+      await running
+    },
+  }
+}
