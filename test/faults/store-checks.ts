@@ -77,8 +77,9 @@ export async function checkBadRecords(clickhouse: ClickHouseClient, tables: Tabl
     const found = await rows<{ kind: string; n: string; no_reason: string }>(
       clickhouse,
       `SELECT extract(payload, 'bad:([a-z0-9-]+):[0-9]+') AS kind, count() AS n, countIf(reason = '') AS no_reason
-       FROM ${tables.deadLetters} FINAL WHERE startsWith(source, {source:String}) GROUP BY kind ORDER BY kind`,
-      { source: `${file.path}:` },
+       FROM ${tables.deadLetters} FINAL WHERE source = {source:String} GROUP BY kind ORDER BY kind`,
+      // A backfill's dead letters name their file as source (and their line apart).
+      { source: file.path },
     )
     const byKind = new Map(found.map((r) => [r.kind === '' ? '(no marker: a valid record?)' : r.kind, Number(r.n)]))
     files.push({
