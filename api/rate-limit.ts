@@ -5,7 +5,7 @@ import type { Logger } from '../shared/logger.js'
 import { redisKey, type Redis } from '../shared/redis.js'
 import { apiKeyIdOf } from './api-keys.js'
 import { HttpError } from './http-error.js'
-import { isRedisConnectionError } from './redis-connection-errors.js'
+import { isRedisConnectionError } from '../shared/redis-connection-errors.js'
 
 export const RATE_LIMIT_WINDOW_MS = 60_000
 

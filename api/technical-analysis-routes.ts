@@ -9,7 +9,7 @@ import { HttpError, notFound } from './http-error.js'
 import { technicalAnalysisTarget } from './technical-analysis-params.js'
 import type { OnDemandComputation, OnDemandOutcome } from './technical-analysis-on-demand.js'
 import type { TokenDirectory } from './token-directory.js'
-import { isRedisConnectionError } from './redis-connection-errors.js'
+import { isRedisConnectionError } from '../shared/redis-connection-errors.js'
 import type { TokenPresence } from './token-presence.js'
 
 export interface TechnicalAnalysisDeps {

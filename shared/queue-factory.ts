@@ -15,6 +15,7 @@ import {
   type QueueName,
 } from './queues.js'
 import { createRedis, type Redis } from './redis.js'
+import { isRedisConnectionError } from './redis-connection-errors.js'
 
 /**
  * The one way to open a BullMQ queue, worker or event stream: every role, command and
@@ -151,9 +152,9 @@ export class QueueFactory {
   }
 }
 
-/** Errors of a connection that is down (refused, reset, timed out, closed), as ioredis and BullMQ raise them. */
+/** Errors of a connection that is down: the socket's own (refused, reset, timed out…), or a command's that gave up on it. */
 function isConnectionError(err: Error): boolean {
   const code = (err as NodeJS.ErrnoException).code
   if (code !== undefined && /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH)$/.test(code)) return true
-  return /Connection is closed|connect ETIMEDOUT|max retries per request|Stream isn't writeable/i.test(err.message)
+  return isRedisConnectionError(err)
 }

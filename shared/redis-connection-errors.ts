@@ -1,6 +1,7 @@
 /**
  * Recognises the errors ioredis raises while Redis cannot be reached, so the API can
- * answer 503 without ioredis's wording. ioredis does not export its error classes, so
+ * answer 503 without ioredis's wording (and the queue factory need not log them again:
+ * the connection policy of redis.ts logs the outage once). ioredis does not export its error classes, so
  * they are known by name and message. A route may wrap the error in its own (an
  * HttpError with the original message appended, or as `cause`): the whole chain is
  * looked at, by name and by message.

@@ -30,7 +30,7 @@ const outages = new Map<string, { down: Set<Redis>; since: number }>()
  * process to lose a Redis logs `redis unavailable` (warn, with the error), and the last one
  * to get it back logs `redis available again` (info, with how long it was down); the
  * repeats are dropped. Requests that fail meanwhile are answered by their callers (the
- * API: 503, see api/redis-connection-errors.ts).
+ * API: 503, see shared/redis-connection-errors.ts).
  */
 export function watchRedisOutages(redis: Redis, url: string, logger: Logger): void {
   const outage = outages.get(url) ?? { down: new Set<Redis>(), since: 0 }
