@@ -30,7 +30,7 @@ export interface TokenHistory {
   /** Start (ms) of each 4-hour interval with an observation, ascending. */
   times: number[]
   closes: Float64Array
-  /** High, low and volume of the candles of the last day (the pivots), by start (ms). */
+  /** High, low and volume of the last seven candles (the pivots, and undoLast), by start (ms). */
   lastDay: Map<number, { high: number; low: number; volume: number }>
 }
 
@@ -75,7 +75,8 @@ export async function readHistories(
         FROM (${candlesSql(tables, which, CANDLE_MS, true)})
         GROUP BY token
       ) AS t ON t.token = s.token`,
-    query_params: { ...filter, before, from: dateTime64Param(lastClosed - (CANDLES_PER_DAY - 1) * CANDLE_MS) },
+    // The last seven candles: the pivots' six, and the one before them that taking the last candle back restores.
+    query_params: { ...filter, before, from: dateTime64Param(lastClosed - CANDLES_PER_DAY * CANDLE_MS) },
     format: 'JSONCompactEachRow',
   })
   return (await rs.json<WireRow>()).map(decodeHistory)
@@ -100,8 +101,8 @@ function decodeHistory([contractAddress, buckets, wireCloses, tail]: WireRow): T
 
 /**
  * The indicator state after a token's whole history, gaps filled up to `lastClosed`.
- * Only the last six candles' high, low and volume reach the result (the pivots), so
- * earlier candles are fed with their close alone.
+ * Only the last six candles' high, low and volume reach the result (the pivots), and the
+ * seventh-last's the state's undo record, so earlier candles are fed with their close alone.
  */
 export function stateFromHistory(history: TokenHistory, lastClosed: number): IndicatorState {
   const state = IndicatorState.empty()

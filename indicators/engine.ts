@@ -67,6 +67,8 @@ export interface AdvanceResult extends RunTimes {
   stepped: number
   /** Tokens recomputed from their stored candles (closed candles changed, no usable state, or too far behind). */
   recomputed: number
+  /** Of the stepped tokens, those whose last candle changed: taken back and fed again. */
+  undone: number
   /** Tokens whose state was already at the last closed interval. */
   current: number
   /** Tokens another process held at that moment (it writes them). */
@@ -155,8 +157,9 @@ export class IndicatorEngine {
    * After a candle refresh found these tokens' candles changed in a closed interval
    * (`from`: the earliest changed interval's start, null for the whole history; the
    * stored candles already hold the change): a token whose carried state took in a
-   * changed interval is recomputed from its stored candles; one whose change comes after
-   * its state's last interval only steps forward.
+   * changed interval before its last one is recomputed from its stored candles; one whose
+   * change is in its state's last interval takes that candle back (undoLast) and steps;
+   * one whose change comes after its state's last interval only steps forward.
    */
   async recomputeTokens(changes: ReadonlyArray<readonly [string, number | null]>): Promise<AdvanceResult> {
     const changed = new Map<string, number | null>()
@@ -212,7 +215,7 @@ export class IndicatorEngine {
   ): Promise<AdvanceResult> {
     const { clickhouse, tables } = this.deps
     const lastClosed = lastClosedCandleStart(now)
-    const result: AdvanceResult = { stepped: 0, recomputed: 0, current: 0, skipped: 0, readMs: 0, mathMs: 0, redisMs: 0 }
+    const result: AdvanceResult = { stepped: 0, undone: 0, recomputed: 0, current: 0, skipped: 0, readMs: 0, mathMs: 0, redisMs: 0 }
     const full = new Set<string>()
     let t = performance.now()
     const held = findNew ? await this.acquireFree(tokens) : await this.acquireWaiting(tokens)
@@ -225,11 +228,13 @@ export class IndicatorEngine {
       for (let i = 0; i < held.length; i += this.batchSize) {
         const batch = held.slice(i, i + this.batchSize)
         const states = await this.states.read(batch)
+        const undo = (state: IndicatorState) => state.undoLast() && ++result.undone > 0
         states.forEach((state, j) => {
           const token = batch[j]!
           const change = changed.get(token)
           if (state === null || state.count === 0 || change === null) full.add(token)
-          else if (change !== undefined && change <= state.lastTime) full.add(token)
+          // A change to the state's last candle only: take that candle back and feed it again.
+          else if (change !== undefined && change <= state.lastTime && !(change === state.lastTime && undo(state))) full.add(token)
           else if (state.lastTime >= lastClosed) result.current++
           else if (state.lastTime < lastClosed - MAX_STEPS * CANDLE_MS) full.add(token)
           else {

@@ -53,7 +53,7 @@ describe('incremental indicators equal a full recompute from scratch', () => {
     const pick = <T>(xs: readonly T[]) => xs[Math.floor(random() * xs.length)]!
     const delivered: { prices: Parameters<typeof insertPrices>[1]; swaps: SwapRow[] } = { prices: [], swaps: [] }
     let swapNumber = 0
-    const totals = { stepped: 0, recomputed: 0 }
+    const totals = { stepped: 0, recomputed: 0, undone: 0 }
     const price = new Map(TOKENS.map((t) => [t, 1 + random() * 100]))
     const observation = (address: string, time: number) => {
       const p = price.get(address)! * (1 + (random() - 0.5) / 20)
@@ -117,6 +117,15 @@ describe('incremental indicators equal a full recompute from scratch', () => {
       totals.stepped += step.stepped
       totals.recomputed += step.recomputed
 
+      // Late records in the interval that just closed, after the step: the refresher's job
+      // takes those tokens' last candle back and feeds it again.
+      const lastLate = TOKENS.filter(() => random() < 0.4).map((address) => observation(address, closed + Math.floor(random() * CANDLE_MS)))
+      if (lastLate.length > 0) {
+        await insertPrices(rt, lastLate)
+        delivered.prices.push(...lastLate)
+        totals.undone += (await refresherTick()).undone
+      }
+
       // From scratch, under a fresh prefix: no state, no earlier result.
       const fresh = new IndicatorEngine({ ...deps(), redisPrefix: scratchPrefix(round) })
       await fresh.recomputeAll()
@@ -131,8 +140,9 @@ describe('incremental indicators equal a full recompute from scratch', () => {
         expect(carried[i]?.toBytes().equals(scratch[i]!.toBytes()) ?? scratch[i] === null, `state of token ${i}, round ${round}`).toBe(true)
       }
     }
-    // Both paths were taken: tokens stepped from carried state, and tokens recomputed after late records.
+    // Every path was taken: tokens stepped from carried state, recomputed after late records, and their last candle taken back.
     expect(totals.stepped).toBeGreaterThan(ROUNDS)
     expect(totals.recomputed).toBeGreaterThan(0)
+    expect(totals.undone).toBeGreaterThan(0)
   }, 300_000)
 })

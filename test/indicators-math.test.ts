@@ -151,6 +151,25 @@ describe('carried state', () => {
     }
   })
 
+  it('taking the last candle back and feeding another gives the bits of one pass over the changed series', () => {
+    const random = prng(11)
+    for (let run = 0; run < 100; run++) {
+      const n = 1 + Math.floor(random() * 300)
+      const candles = Array.from({ length: n }, () => {
+        const close = 1 + random() * 100
+        return { high: close + random(), low: close - random(), close, volume: Math.floor(random() * 100) }
+      })
+      const changed = { high: 500 * random(), low: random(), close: 100 * random(), volume: 7 }
+      const state = IndicatorState.fromBytes(new Uint8Array(IndicatorState.of(candles).toBytes()))!
+      expect(state.undoLast()).toBe(true)
+      expect(state.undoLast()).toBe(false) // once only
+      state.push(state.lastTime + 1, changed.high, changed.low, changed.close, changed.volume)
+      const expected = IndicatorState.of([...candles.slice(0, -1), changed])
+      expect(state.values(), `run ${run}`).toEqual(expected.values())
+      expect(state.count).toBe(n)
+    }
+  })
+
   it('bytes of another size or version are no state', () => {
     const bytes = new Uint8Array(IndicatorState.ofCloses([1, 2, 3]).toBytes())
     expect(IndicatorState.fromBytes(bytes.subarray(8))).toBeNull()

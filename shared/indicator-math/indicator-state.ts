@@ -11,8 +11,9 @@ export const MACD_SIGNAL = 9
 /** The longest moving average: how many closes the state keeps. */
 export const SMA_WINDOW = 200
 
-// Layout of the state: a header of scalars, the last six candles, the last 200 closes.
-const VERSION = 1
+// Layout of the state: a header of scalars, the last six candles, the last 200 closes, and
+// what the last push overwrote (its undo record).
+const VERSION = 2
 const H_VERSION = 0
 const H_COUNT = 1
 const H_TIME = 2
@@ -27,7 +28,12 @@ const HEADER = 10
 const TAIL = HEADER
 const TAIL_FIELDS = 4 // high, low, close, volume
 const CLOSES = TAIL + PIVOT_CANDLES * TAIL_FIELDS
-export const STATE_DOUBLES = CLOSES + SMA_WINDOW
+// Undo record: [1 when valid, header[H_COUNT..HEADER), the tail slot (4), the close slot].
+const UNDO = CLOSES + SMA_WINDOW
+const UNDO_HEADER = UNDO + 1
+const UNDO_TAIL = UNDO_HEADER + (HEADER - H_COUNT)
+const UNDO_CLOSE = UNDO_TAIL + TAIL_FIELDS
+export const STATE_DOUBLES = UNDO_CLOSE + 1
 /** A serialized state's size in bytes. */
 export const STATE_BYTES = STATE_DOUBLES * 8
 
@@ -52,7 +58,8 @@ const FIRST_SIGNAL = FIRST_MACD + MACD_SIGNAL - 1
  *   values; then ema = (x - ema) * k + ema;
  * - SMA n: the sum of the last n closes, oldest first, divided by n.
  * Candles are fed on the 4-hour grid, oldest first, one per interval (gaps filled before).
- * The state is a Float64Array, stored as its bytes.
+ * The state is a Float64Array, stored as its bytes; it also keeps what its last push
+ * overwrote, so that push can be taken back (undoLast).
  */
 export class IndicatorState {
   private constructor(private readonly s: Float64Array) {}
@@ -107,6 +114,12 @@ export class IndicatorState {
   push(time: number, high: number, low: number, close: number, volume: number): void {
     const s = this.s
     const n = s[H_COUNT]!
+    const t = TAIL + (n % PIVOT_CANDLES) * TAIL_FIELDS
+    const c = CLOSES + (n % SMA_WINDOW)
+    s[UNDO] = 1
+    s.copyWithin(UNDO_HEADER, H_COUNT, HEADER)
+    s.copyWithin(UNDO_TAIL, t, t + TAIL_FIELDS)
+    s[UNDO_CLOSE] = s[c]!
     if (n > 0) {
       const change = close - s[H_PREVIOUS_CLOSE]!
       const gain = change > 0 ? change : 0
@@ -139,15 +152,31 @@ export class IndicatorState {
       else if (n === FIRST_SIGNAL) s[H_SIGNAL] = (s[H_SIGNAL]! + macd) / MACD_SIGNAL
       else s[H_SIGNAL] = (macd - s[H_SIGNAL]!) * SIGNAL_K + s[H_SIGNAL]!
     }
-    const t = TAIL + (n % PIVOT_CANDLES) * TAIL_FIELDS
     s[t] = high
     s[t + 1] = low
     s[t + 2] = close
     s[t + 3] = volume
-    s[CLOSES + (n % SMA_WINDOW)] = close
+    s[c] = close
     s[H_PREVIOUS_CLOSE] = close
     s[H_TIME] = time
     s[H_COUNT] = n + 1
+  }
+
+  /**
+   * Takes the last push back (once): the state is again what it was before its last
+   * candle, so a change to that candle (the usual late record) is fed from here instead of
+   * from the whole history. False when there is nothing to take back.
+   */
+  undoLast(): boolean {
+    const s = this.s
+    if (s[UNDO] !== 1) return false
+    const n = s[UNDO_HEADER]! // the count before the last push
+    const t = TAIL + (n % PIVOT_CANDLES) * TAIL_FIELDS
+    s.copyWithin(H_COUNT, UNDO_HEADER, UNDO_TAIL)
+    s.copyWithin(t, UNDO_TAIL, UNDO_TAIL + TAIL_FIELDS)
+    s[CLOSES + (n % SMA_WINDOW)] = s[UNDO_CLOSE]!
+    s.fill(0, UNDO, STATE_DOUBLES)
+    return true
   }
 
   /** The mean of the last `period` closes (at most 200), or null with fewer. */
