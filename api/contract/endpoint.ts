@@ -31,6 +31,8 @@ export interface Endpoint {
     csv?: boolean
   }
   errors: Partial<Record<ErrorStatus, string>>
+  /** Operator endpoints: never need an API key and are not rate limited (access-control.ts). */
+  open?: true
 }
 
 export function defineEndpoint<const E extends Endpoint>(endpoint: E): E {

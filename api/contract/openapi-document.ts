@@ -18,8 +18,15 @@ function responses(endpoint: Endpoint): Record<string, ResponseConfig> {
     all[status] = { description, content: errorContent }
   }
   if (endpoint.errors[500] === undefined) all[500] = { description: 'A failure (details are logged, not returned)', content: errorContent }
+  if (!endpoint.open) {
+    all[401] = { description: 'With API_KEYS set: no API key, or not a valid one', content: errorContent }
+    all[429] = { description: 'With RATE_LIMIT_PER_MINUTE set: over the limit; Retry-After says when to retry', content: errorContent }
+  }
   return all
 }
+
+/** With API_KEYS set, the read API takes a key in either header; without, none (the empty requirement). */
+const readSecurity: Record<string, string[]>[] = [{}, { apiKey: [] }, { bearer: [] }]
 
 function register(registry: OpenAPIRegistry, endpoint: Endpoint): void {
   registry.registerPath({
@@ -36,6 +43,7 @@ function register(registry: OpenAPIRegistry, endpoint: Endpoint): void {
         ? {}
         : { body: { required: false, description: 'The same parameters as a JSON object (GET with Content-Type: application/json)', content: { 'application/json': { schema: endpoint.body } } } }),
     },
+    security: endpoint.open ? [] : readSecurity,
     responses: responses(endpoint),
   })
 }
@@ -43,6 +51,8 @@ function register(registry: OpenAPIRegistry, endpoint: Endpoint): void {
 /** The OpenAPI 3.1 document of every public endpoint, made from their zod schemas. */
 export function openApiDocument(endpoints: readonly Endpoint[] = PUBLIC_ENDPOINTS) {
   const registry = new OpenAPIRegistry()
+  registry.registerComponent('securitySchemes', 'apiKey', { type: 'apiKey', in: 'header', name: 'X-API-Key' })
+  registry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API key>' })
   for (const endpoint of endpoints) register(registry, endpoint)
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',

@@ -11,6 +11,7 @@ export const health = defineEndpoint({
   summary: 'Liveness: 200 while the process serves requests',
   success: { description: 'Alive', schema: resultEnvelope(z.strictObject({ status: z.literal('ok') })) },
   errors: {},
+  open: true,
 })
 
 export const ready = defineEndpoint({
@@ -20,6 +21,7 @@ export const ready = defineEndpoint({
   summary: 'Readiness: 200 when ClickHouse, the schema and Redis answer',
   success: { description: 'Ready', schema: resultEnvelope(z.strictObject({ status: z.literal('ready') })) },
   errors: { 503: 'Not ready: the message names what is down' },
+  open: true,
 })
 
 export const metrics = defineEndpoint({
@@ -29,4 +31,5 @@ export const metrics = defineEndpoint({
   summary: "Prometheus metrics: request latency, queues, dead letters, inserts, the process's own",
   success: { description: "Prometheus's text exposition format", mediaType: 'text/plain; version=0.0.4; charset=utf-8' },
   errors: {},
+  open: true,
 })
