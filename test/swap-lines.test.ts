@@ -40,7 +40,7 @@ describe('swap lines (the fused swap path)', () => {
       } else {
         expect(encoded.text, JSON.stringify(input)).toBe('')
         expect(encoded.count).toBe(0)
-        expect(rejected).toStrictEqual([{ record: input, reason: expected.reason }])
+        expect(rejected).toStrictEqual([{ record: input, reason: expected.reason, index: 0 }])
       }
     }
     // the fused path must actually carry the common case
