@@ -37,6 +37,8 @@ const EXPECTED_SHARDING_KEYS: Record<string, string> = {
   candle_refresh_state: 'cityHash64(name)',
   dead_letters: 'cityHash64(id)',
   store_identity: 'cityHash64(id)',
+  wallet_stats: 'cityHash64(wallet_address)',
+  wallet_stats_runs: 'cityHash64(computed_at)',
 }
 
 interface LocalTable {

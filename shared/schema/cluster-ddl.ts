@@ -48,6 +48,8 @@ export const SHARDING_KEYS: Readonly<Record<string, string>> = {
   candle_refresh_state: 'cityHash64(name)',
   dead_letters: 'cityHash64(id)',
   store_identity: 'cityHash64(id)',
+  wallet_stats: 'cityHash64(wallet_address)',
+  wallet_stats_runs: 'cityHash64(computed_at)',
 }
 
 export class ClusterDdlError extends Error {}
