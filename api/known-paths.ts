@@ -8,6 +8,7 @@ import { PUBLIC_ENDPOINTS } from './contract/public-endpoints.js'
  * test/api-http-edges.test.ts checks each one answers GET.
  */
 export const KNOWN_PATHS: readonly string[] = [
+  '/',
   ...PUBLIC_ENDPOINTS.map((endpoint) => endpoint.path),
   ...DOCUMENTATION_PATHS,
 ]
