@@ -100,7 +100,13 @@ describe('admin endpoints with ADMIN_TOKEN', () => {
   it('with the token: the dashboard shows every queue; unknown admin paths are a JSON 404', async () => {
     const page = await fetch(`${api.baseUrl}/admin/queues`, { headers: auth })
     expect(page.status).toBe(200)
-    expect(await page.text()).toMatch(/<html/i)
+    const html = await page.text()
+    expect(html).toMatch(/<html/i)
+    // Its script is served under the same path, behind the same token.
+    expect(html).toContain('<base href="/admin/queues/"')
+    const script = new URL(/<script[^>]+src="([^"]+)"/.exec(html)![1]!, `${api.baseUrl}/admin/queues/`)
+    expect((await fetch(script, { headers: auth })).status).toBe(200)
+    expect((await fetch(script)).status).toBe(401)
     const queues = await getJson<{ queues: Array<{ name: string }> }>(`${api.baseUrl}/admin/queues/api/queues`, { headers: auth })
     expect(queues.status).toBe(200)
     expect(queues.body.queues.map((q) => q.name).sort()).toEqual(['dead-letter-redrive', 'indicators', 'ingest-records'])
