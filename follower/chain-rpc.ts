@@ -90,15 +90,22 @@ export class ChainRpc {
     } as never)) as RawLog[]
   }
 
-  /** The sender of each transaction. */
-  async senders(txHashes: readonly string[]): Promise<Map<string, string>> {
-    const txs = await Promise.all(txHashes.map((h) => this.call<{ from: string } | null>('eth_getTransactionByHash', [h])))
-    const out = new Map<string, string>()
-    txHashes.forEach((h, i) => {
-      const tx = txs[i]
-      if (tx) out.set(h, tx.from.toLowerCase())
-    })
-    return out
+  /**
+   * Blocks with their transactions: the sender of each transaction (by hash) and each
+   * block's time (by block hash). One call per block rather than one per transaction.
+   */
+  async blocksWithSenders(numbers: readonly number[]): Promise<{ senders: Map<string, string>; times: Map<string, number> }> {
+    const blocks = await Promise.all(
+      numbers.map((n) => this.call<(RawBlock & { transactions: Array<{ hash: string; from: string }> }) | null>('eth_getBlockByNumber', [hex(n), true])),
+    )
+    const senders = new Map<string, string>()
+    const times = new Map<string, number>()
+    for (const b of blocks) {
+      if (!b) continue
+      times.set(b.hash, Number(b.timestamp) * 1000)
+      for (const tx of b.transactions) senders.set(tx.hash.toLowerCase(), tx.from.toLowerCase())
+    }
+    return { senders, times }
   }
 }
 

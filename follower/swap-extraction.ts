@@ -59,8 +59,8 @@ export function retractionOf(swap: ExtractedSwap, chainId: number): SwapRetracti
  * Logs of a block range (in chain order) as records: pools registered from creation
  * events, swap legs of followed pools grouped by transaction and netted, each swap
  * valued in USD at the prices of the moment, and the metadata of tokens seen first.
- * `timestamps` gives block times (ms) by block hash when the caller has the headers;
- * otherwise the logs' own blockTimestamp or the headers are fetched.
+ * Senders and block times come from the blocks (with their transactions) that hold swaps;
+ * a swap whose block is no longer there (a reorg while reading) is not recorded.
  */
 export async function extractSwaps(logs: readonly RawLog[], deps: ExtractionDeps, timestamps?: ReadonlyMap<string, number>): Promise<Extraction> {
   const { pools, metadata, prices, rpc } = deps
@@ -116,9 +116,9 @@ export async function extractSwaps(logs: readonly RawLog[], deps: ExtractionDeps
   }
 
   const netted = [...byTx].map(([hash, e]) => ({ hash, e, net: netTransaction(e.legs) }))
-  const swapHashes = netted.filter((n) => !('reason' in n.net)).map((n) => n.hash)
-  const senders = await rpc.senders(swapHashes)
-  const times = await blockTimes(netted.map((n) => n.e), rpc, timestamps)
+  const swapBlocks = [...new Set(netted.filter((n) => !('reason' in n.net)).map((n) => n.e.block))]
+  const { senders, times } = await rpc.blocksWithSenders(swapBlocks)
+  for (const [hash, t] of timestamps ?? []) times.set(hash, t)
 
   const swaps: ExtractedSwap[] = []
   const unnetted: Array<{ hash: string; reason: string }> = []
@@ -167,24 +167,4 @@ function valueUsd(sold: { token: string; amount: bigint }, bought: { token: stri
     if (v !== undefined && Number.isFinite(v)) return Math.round(v * 100) / 100
   }
   return null
-}
-
-async function blockTimes(
-  entries: ReadonlyArray<{ block: number; blockHash: string; last: RawLog }>,
-  rpc: ChainRpc,
-  known?: ReadonlyMap<string, number>,
-): Promise<Map<string, number>> {
-  const times = new Map<string, number>()
-  const missing = new Map<string, number>()
-  for (const e of entries) {
-    const k = known?.get(e.blockHash)
-    if (k !== undefined) times.set(e.blockHash, k)
-    else if (e.last.blockTimestamp !== undefined) times.set(e.blockHash, Number(e.last.blockTimestamp) * 1000)
-    else missing.set(e.blockHash, e.block)
-  }
-  if (missing.size > 0) {
-    const headers = await rpc.headers([...missing.values()])
-    for (const h of headers) if (h && missing.has(h.hash)) times.set(h.hash, h.timestamp)
-  }
-  return times
 }
