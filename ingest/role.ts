@@ -16,7 +16,6 @@ import { TokenIdRegistry } from './token-ids.js'
 export async function startIngestRole(runtime: Runtime): Promise<RunningRole> {
   const { config, clickhouse, tables } = runtime
   const logger = runtime.logger.child({ component: 'ingest' })
-  const bullConnection = createRedis(config.redis.url, 'bullmq')
   const commands = createRedis(config.redis.url, 'commands', logger)
   const queues = new QueueFactory(config, logger)
   const writer = new BatchWriter(
@@ -51,7 +50,6 @@ export async function startIngestRole(runtime: Runtime): Promise<RunningRole> {
       await closing
       await writer.drain()
       await queues.close()
-      await bullConnection.quit().catch(() => bullConnection.disconnect())
       await commands.quit().catch(() => commands.disconnect())
     },
   }
