@@ -16,6 +16,8 @@ export interface AnvilOptions {
   blockTime?: number
   /** Unlocked, funded default accounts (anvil's --accounts). */
   accounts?: number
+  /** The first block's time (seconds); later blocks follow the clock from there. */
+  timestamp?: number
 }
 
 export function anvilBinary(): string {
@@ -26,6 +28,7 @@ export function anvilBinary(): string {
 export async function startAnvil(options: AnvilOptions): Promise<AnvilChain> {
   const args = ['--port', String(options.port), ...(process.env.ANVIL_LOG ? [] : ['--silent']), '--accounts', String(options.accounts ?? 10), '--balance', '1000000', '--gas-limit', '1000000000']
   if (options.blockTime !== undefined) args.push('--block-time', String(options.blockTime))
+  if (options.timestamp !== undefined) args.push('--timestamp', String(options.timestamp))
   const child = spawn(anvilBinary(), args, { stdio: ['ignore', process.env.ANVIL_LOG ? 'inherit' : 'ignore', 'pipe'] })
   let stderr = ''
   child.stderr?.on('data', (chunk: Buffer) => {

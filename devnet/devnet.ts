@@ -11,6 +11,8 @@ export interface DevnetOptions {
   /** Seconds per block while trading; 0: no trading loop (the caller mines). */
   blockTimeSeconds: number
   seed?: number
+  /** The chain's first block time (seconds), e.g. hours ago so that its trades fall in closed candles. */
+  genesisTimestamp?: number
 }
 
 export interface Devnet {
@@ -26,7 +28,7 @@ export interface Devnet {
 
 /** Starts anvil, deploys the market, funds the wallets and (with a block time) trades every block. */
 export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
-  const chain = await startAnvil({ port: options.port, accounts: options.wallets + 1 })
+  const chain = await startAnvil({ port: options.port, accounts: options.wallets + 1, timestamp: options.genesisTimestamp })
   const client = devnetClient(chain.url)
   let timer: NodeJS.Timeout | undefined
   try {

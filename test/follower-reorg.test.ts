@@ -8,12 +8,13 @@ import { startFollowerHarness, waitForCheckpoint, type FollowerHarness } from '.
 /**
  * A reorg on anvil (anvil_reorg replaces the newest blocks with other transactions): the
  * follower retracts exactly the orphaned blocks' swaps through the queue and stores the
- * canonical ones; the API then serves the canonical chain, lists and totals included.
+ * canonical ones; the API then serves the canonical chain, lists, totals and candles included.
  */
 let h: FollowerHarness
 
 beforeAll(async () => {
-  h = await startFollowerHarness({ FINALITY_DEPTH: '6' })
+  // The chain starts three hours ago, so its trades fall in closed (served) candles.
+  h = await startFollowerHarness({ FINALITY_DEPTH: '6' }, 4, Math.floor(Date.now() / 1000) - 3 * 3600)
 }, 120_000)
 
 afterAll(async () => {
@@ -25,6 +26,17 @@ async function swapsTotal(query = ''): Promise<number> {
   const { status, body } = await getJson(`${h.api.baseUrl}/swap-transactions?start_time=0&end_time=${end}&limit=10${query}`)
   expect(status).toBe(200)
   return body.pagination.total
+}
+
+/** The token's traded USD volume as its stored candles say (the endpoint refreshes what it reads). */
+async function candleVolume(token: string): Promise<number> {
+  const { status, body } = await getJson(`${h.api.baseUrl}/tokens/${token}/candles?interval=1h&start_time=0&end_time=${Date.now()}`)
+  expect(status).toBe(200)
+  return body.result.reduce((sum: number, c: { volume: number }) => sum + c.volume, 0)
+}
+
+async function valueOf(hash: Hex): Promise<number> {
+  return (await getJson(`${h.api.baseUrl}/swap-transactions/${hash}`)).body.result.value_usd
 }
 
 async function served(hash: Hex): Promise<number> {
@@ -46,6 +58,9 @@ describe('follower through a reorg', () => {
     expect(await swapsTotal()).toBe(3)
     expect(await swapsTotal(`&address=${a.address}`)).toBe(3)
     expect(await swapsTotal(`&token_id=${token.address}`)).toBe(3)
+    const keptValue = await valueOf(kept)
+    const allValue = keptValue + (await valueOf(orphanV2)) + (await valueOf(orphanV3))
+    expect(await candleVolume(token.address)).toBeCloseTo(allValue, 1)
 
     // The newest two blocks (the two "orphan" trades) are replaced by one other trade.
     const replacement = tradeTx(d, b.address, 'v2-single', [d.weth, b.tokens[1]!], rawAmount(800, d.weth))
@@ -70,5 +85,7 @@ describe('follower through a reorg', () => {
     expect(await swapsTotal(`&address=${b.address}`)).toBe(1)
     expect(await swapsTotal(`&token_id=${token.address}`)).toBe(1)
     expect(await swapsTotal(`&token_id=${d.stablecoins[0]!.address}`)).toBe(0)
+    // The candles: only the kept swap's volume is left.
+    expect(await candleVolume(token.address)).toBeCloseTo(keptValue, 1)
   }, 90_000)
 })

@@ -26,8 +26,8 @@ export function freePort(): number {
   return 20_000 + Math.floor(Math.random() * 30_000)
 }
 
-export async function startFollowerHarness(env: Record<string, string> = {}, wallets = 4): Promise<FollowerHarness> {
-  const devnet = await startDevnet({ port: freePort(), wallets, tokens: 3, blockTimeSeconds: 0 })
+export async function startFollowerHarness(env: Record<string, string> = {}, wallets = 4, genesisTimestamp?: number): Promise<FollowerHarness> {
+  const devnet = await startDevnet({ port: freePort(), wallets, tokens: 3, blockTimeSeconds: 0, genesisTimestamp })
   const runtime = await createTestRuntime({
     ...followerEnvOf(devnet.url, devnet.deployment),
     FOLLOW_POLL_MS: '50',
