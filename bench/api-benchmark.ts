@@ -37,6 +37,7 @@ import { SwapsRepository, type SwapFilter } from '../api/swaps-repository.js'
 import { TokenDirectory } from '../api/token-directory.js'
 import { TokenPresence } from '../api/token-presence.js'
 import { VersionedResults } from '../api/versioned-results.js'
+import { TokenFlowsRepository } from '../api/token-flows-repository.js'
 import { markHoldingsChanged } from '../shared/data-versions.js'
 import { HOUR_MS, hourStart, markSwapHoursChanged } from '../shared/swap-hours.js'
 import { openRuntime } from '../shared/bootstrap.js'
@@ -426,6 +427,7 @@ try {
     directory,
     new VersionedResults(redis, config.redis.prefix, 'swaps'),
   )
+  const flowsRepo = new TokenFlowsRepository(clickhouse, tables, new VersionedResults(redis, config.redis.prefix, 'swaps'))
   const fresh = { fresh: true }
 
   const wallet = walletAddress(0)
@@ -527,6 +529,27 @@ try {
     },
     { name: 'holdings', path: '/holdings', raw: () => holdingsRepo.list(firstPage, undefined, fresh), group: 'list', ratioTarget: true },
     { name: 'holdings/token/:address', path: `/holdings/token/${token}`, raw: () => holdingsRepo.list(firstPage, token, fresh), group: 'list', ratioTarget: true },
+    {
+      name: 'wallets/:address/holdings',
+      path: `/wallets/${wallet}/holdings`,
+      raw: () => holdingsRepo.listOfWallet(wallet, firstPage, fresh),
+      group: 'list',
+      ratioTarget: true,
+    },
+    {
+      name: 'tokens/:address/flows (last 24 h)',
+      path: `/tokens/${token}/flows?${range(last24h)}`,
+      raw: () => flowsRepo.flows(directory!.ref(token), [token], { startMs: last24h.startMs, endMs: last24h.endMs }, 10, fresh),
+      group: 'other',
+      ratioTarget: true,
+    },
+    {
+      name: 'tokens/:address/flows (90 days)',
+      path: `/tokens/${token}/flows?${range(whole)}`,
+      raw: () => flowsRepo.flows(directory!.ref(token), [token], { startMs: whole.startMs, endMs: whole.endMs }, 10, fresh),
+      group: 'other',
+      ratioTarget: true,
+    },
     {
       name: 'technical-analysis (cached)',
       path: `/technical-analysis?contract_address=${token}`,
