@@ -60,6 +60,7 @@ export async function startApiServer(runtime: Runtime, port: number, host?: stri
     onDemand,
     tokenDirectory,
     seriesCaching: { maxAgeS: config.httpApi.closedSeriesMaxAgeS, shared: config.httpApi.apiKeys.length === 0 },
+    smartMoney: config.smartMoney,
   })
   const health = healthRouter({
     logger,

@@ -1,5 +1,7 @@
 import express, { type Express } from 'express'
 import type { ClickHouseClient } from '../shared/clickhouse.js'
+import type { Config } from '../shared/config.js'
+import { TrackedWalletsFile } from '../shared/wallet-stats/tracked-wallets-file.js'
 import type { Logger } from '../shared/logger.js'
 import type { Redis } from '../shared/redis.js'
 import type { Tables } from '../shared/tables.js'
@@ -19,6 +21,8 @@ import { TokenPresence } from './token-presence.js'
 import { tokensRouter } from './tokens-routes.js'
 import { VersionedResults } from './versioned-results.js'
 import { walletsRouter } from './wallets-routes.js'
+import { SmartMoneyRepository } from './smart-money-repository.js'
+import { smartMoneyRouter } from './smart-money-routes.js'
 import { TokenFlowsRepository } from './token-flows-repository.js'
 import { tokenFlowsRouter } from './token-flows-route.js'
 
@@ -34,6 +38,8 @@ export interface ApiDeps {
   tokenDirectory: TokenDirectory
   /** How long a series of closed candles may be cached (cache-control.ts). */
   seriesCaching: SeriesCachePolicy
+  /** The tracked-wallets file and the selection rules (GET /wallets, /wallets/:address, /smart-money/rules). */
+  smartMoney: Pick<Config['smartMoney'], 'trackedWalletsFile' | 'rules'>
 }
 
 /** The read API: every endpoint of section 4, JSON errors everywhere else. */
@@ -58,6 +64,13 @@ export function createApp(deps: ApiDeps): Express {
   app.use(holdingsRouter(holdings, directory))
   app.use(swapsRouter(swaps, directory))
   app.use(walletsRouter(holdings, directory))
+  app.use(
+    smartMoneyRouter({
+      repository: new SmartMoneyRepository(deps.clickhouse, deps.tables),
+      trackedWallets: new TrackedWalletsFile(deps.smartMoney.trackedWalletsFile),
+      rules: deps.smartMoney.rules,
+    }),
+  )
   app.use(tokenFlowsRouter({ flows, directory, tokens }))
   app.use(technicalAnalysisHistoryRouter({ clickhouse: deps.clickhouse, tables: deps.tables, directory, tokens, caching: deps.seriesCaching }))
   app.use(technicalAnalysisRouter({ directory, tokens, redis: deps.redis, redisPrefix: deps.redisPrefix, onDemand: deps.onDemand }))

@@ -5,6 +5,7 @@ import { getSwap, listSwaps, listWalletSwaps } from './endpoints/swaps.js'
 import { getTechnicalAnalysis, listTechnicalAnalysisHistory } from './endpoints/technical-analysis.js'
 import { getToken, listCandles, listTokens } from './endpoints/tokens.js'
 import { getTokenFlows, listWalletHoldings } from './endpoints/wallets.js'
+import { getSmartMoneyRules, getWalletProfile, listTrackedWallets } from './endpoints/smart-money.js'
 
 /** Every public operation, in the order of the document. (Operator tools under /admin are not public.) */
 export const PUBLIC_ENDPOINTS: readonly Endpoint[] = [
@@ -19,6 +20,9 @@ export const PUBLIC_ENDPOINTS: readonly Endpoint[] = [
   getSwap,
   listWalletHoldings,
   listWalletSwaps,
+  listTrackedWallets,
+  getWalletProfile,
+  getSmartMoneyRules,
   getTechnicalAnalysis,
   listTechnicalAnalysisHistory,
   health,

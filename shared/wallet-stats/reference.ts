@@ -1,5 +1,5 @@
 import { applyLeg, type Position } from './position-step.js'
-import type { StatSwap, WalletStats, WindowStats } from './wallet-stats.js'
+import { emptyWindowStats, type StatSwap, type WalletStats, type WindowStats } from './wallet-stats.js'
 import { STAT_WINDOWS, windowStartMs, type StatWindow } from './windows.js'
 
 /**
@@ -31,25 +31,6 @@ function compareLegs(a: Leg, b: Leg): number {
   )
 }
 
-function emptyWindow(): WindowStats {
-  return {
-    trades: 0,
-    tradesWithoutUsd: 0,
-    volumeUsd: 0,
-    matchedProceedsUsd: 0,
-    unmatchedProceedsUsd: 0,
-    closedCostUsd: 0,
-    realizedPnlUsd: 0,
-    roi: null,
-    positionsReduced: 0,
-    positionsWon: 0,
-    winRate: null,
-    tokensTraded: 0,
-    firstTradeMs: null,
-    lastTradeMs: null,
-  }
-}
-
 /** Latest USD price per raw unit of each token, from its latest leg with a value and an amount. */
 function markPrices(legs: Leg[]): Map<string, number> {
   const latest = new Map<string, Leg>()
@@ -72,7 +53,7 @@ export function referenceWalletStats(swaps: readonly StatSwap[], asOfMs: number)
 
   const result: WalletStats[] = []
   for (const [wallet, own] of byWallet) {
-    const windows = Object.fromEntries(STAT_WINDOWS.map((w) => [w, emptyWindow()])) as Record<StatWindow, WindowStats>
+    const windows = Object.fromEntries(STAT_WINDOWS.map((w) => [w, emptyWindowStats()])) as Record<StatWindow, WindowStats>
     const tokens = Object.fromEntries(STAT_WINDOWS.map((w) => [w, new Set<string>()])) as Record<StatWindow, Set<string>>
     for (const s of own) {
       for (const [w, start] of starts) {

@@ -38,6 +38,10 @@ export class TrackedWalletsFile {
 
   constructor(private readonly path: string | null) {}
 
+  get configured(): boolean {
+    return this.path !== null
+  }
+
   async current(): Promise<TrackedWallets> {
     if (this.path === null) return EMPTY
     let signature: string

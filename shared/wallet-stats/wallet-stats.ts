@@ -1,4 +1,4 @@
-import type { StatWindow } from './windows.js'
+import { STAT_WINDOWS, type StatWindow } from './windows.js'
 
 /** A stored swap as the statistics see it (one live version: re-deliveries collapsed, retractions gone). */
 export interface StatSwap {
@@ -52,4 +52,30 @@ export interface WalletStats {
   /** Open positions (tracked quantity > 0) at the latest price of their token, less their cost. */
   unrealizedPnlUsd: number
   openPositions: number
+}
+
+/** A window without trades. */
+export function emptyWindowStats(): WindowStats {
+  return {
+    trades: 0,
+    tradesWithoutUsd: 0,
+    volumeUsd: 0,
+    matchedProceedsUsd: 0,
+    unmatchedProceedsUsd: 0,
+    closedCostUsd: 0,
+    realizedPnlUsd: 0,
+    roi: null,
+    positionsReduced: 0,
+    positionsWon: 0,
+    winRate: null,
+    tokensTraded: 0,
+    firstTradeMs: null,
+    lastTradeMs: null,
+  }
+}
+
+/** A wallet without swaps: any address may be a wallet. */
+export function emptyWalletStats(wallet: string): WalletStats {
+  const windows = Object.fromEntries(STAT_WINDOWS.map((w) => [w, emptyWindowStats()])) as Record<StatWindow, WindowStats>
+  return { wallet, windows, unrealizedPnlUsd: 0, openPositions: 0 }
 }
