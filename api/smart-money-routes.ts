@@ -13,6 +13,7 @@ import { emptyWalletStats, type WalletStats, type WindowStats } from '../shared/
 import { getSmartMoneyRules, getWalletProfile, listTrackedWallets, type WalletSort } from './contract/endpoints/smart-money.js'
 import { parseRequest } from './contract/request-parsing.js'
 import type { SmartMoneyRepository } from './smart-money-repository.js'
+import type { WalletStatsRun } from '../shared/wallet-stats/store-wallet-stats.js'
 
 export interface SmartMoneyDeps {
   repository: SmartMoneyRepository
@@ -57,25 +58,41 @@ const SORT_VALUE: Record<WalletSort, (s: WindowStats) => number | null> = {
 export function smartMoneyRouter(deps: SmartMoneyDeps): Router {
   const router = Router()
 
+  // A run's statistics never change: its rule passers and the statistics read are kept in
+  // memory until the next run, so a request reads the latest run's time and sorts in memory.
+  let kept: { runAt: number; selection: Promise<Selection>; stats: Map<string, WalletStats> } | null = null
+  const keptFor = (run: WalletStatsRun) => {
+    if (kept?.runAt !== run.computedAtMs) {
+      const selection = select(deps, run)
+      selection.catch(() => (kept = null))
+      kept = { runAt: run.computedAtMs, selection, stats: new Map() }
+    }
+    return kept
+  }
+  const selection = (run: WalletStatsRun) => keptFor(run).selection
+  const statsOf = async (run: WalletStatsRun, wallets: string[]) => {
+    const k = keptFor(run)
+    const missing = wallets.filter((w) => !k.stats.has(w))
+    if (missing.length > 0) {
+      const read = await deps.repository.statsOf(run, missing)
+      for (const w of missing) k.stats.set(w, read.get(w) ?? emptyWalletStats(w))
+    }
+    return new Map(wallets.map((w) => [w, k.stats.get(w)!]))
+  }
+
   router.get('/wallets', async (req, res) => {
     const { query } = parseRequest(listTrackedWallets, req)
     const [run, listed] = [await deps.repository.latestRun(), await deps.trackedWallets.current()]
+    const selected = run ? await selection(run) : { passers: new Map<string, string[]>(), ranks: new Map<string, Map<string, number>>() }
     const labels = new Map<string, string[]>([...listed.wallets.keys()].map((w) => [w, [LISTED_LABEL]]))
-    /** Rank of each wallet under each top rule: its place in the rule's list. */
-    const ranks = new Map<string, Map<string, number>>()
-    if (run) {
-      for (const rule of deps.rules) {
-        const passing = await deps.repository.passing(run, rule)
-        ranks.set(rule.id, new Map(passing.map((w, i) => [w, i + 1])))
-        for (const wallet of passing) labels.set(wallet, [...(labels.get(wallet) ?? []), rule.id])
-      }
-    }
-    const stats = run ? await deps.repository.statsOf(run, [...labels.keys()]) : new Map<string, WalletStats>()
+    for (const [wallet, ids] of selected.passers) labels.set(wallet, [...(labels.get(wallet) ?? []), ...ids])
+    const ranks = selected.ranks
+    const stats = run ? await statsOf(run, [...labels.keys()]) : new Map<string, WalletStats>()
     const sortValue = SORT_VALUE[query.sort]
     const direction = query.order === 'asc' ? 1 : -1
     const rows = [...labels]
       .filter(([, own]) => query.label === undefined || own.includes(query.label))
-      .map(([wallet, own]) => ({ wallet, own, stats: run ? (stats.get(wallet) ?? emptyWalletStats(wallet)) : null }))
+      .map(([wallet, own]) => ({ wallet, own, stats: stats.get(wallet) ?? null }))
       .map((r) => ({ ...r, value: r.stats ? sortValue(r.stats.windows[query.window]) : null }))
       .sort((a, b) => {
         if (a.value !== b.value) {
@@ -148,6 +165,24 @@ export function smartMoneyRouter(deps: SmartMoneyDeps): Router {
   })
 
   return router
+}
+
+interface Selection {
+  /** Wallet → ids of the rules it passes, in rule order. */
+  passers: Map<string, string[]>
+  /** Rule id → wallet → place in the rule's list (top rules rank by it). */
+  ranks: Map<string, Map<string, number>>
+}
+
+async function select(deps: SmartMoneyDeps, run: WalletStatsRun): Promise<Selection> {
+  const passers = new Map<string, string[]>()
+  const ranks = new Map<string, Map<string, number>>()
+  for (const rule of deps.rules) {
+    const passing = await deps.repository.passing(run, rule)
+    ranks.set(rule.id, new Map(passing.map((w, i) => [w, i + 1])))
+    for (const wallet of passing) passers.set(wallet, [...(passers.get(wallet) ?? []), rule.id])
+  }
+  return { passers, ranks }
 }
 
 function verdictJson(v: RuleVerdict) {
