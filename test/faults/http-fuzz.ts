@@ -26,6 +26,8 @@ export interface FuzzResult {
   /** Responses that are not the JSON envelope (status, request, body start). */
   outsideEnvelope: string[]
   serverErrors: string[]
+  /** GET /ready's 503s (a dependency did not answer its check in time): by design, not counted as 5xx. */
+  notReady: number
   /** Raw-socket requests the server closed without any answer. */
   closedWithoutAnswer: number
   transportErrors: string[]
@@ -193,7 +195,10 @@ function isEnvelope(value: unknown): boolean {
 
 function checkResponse(status: number, contentType: string, body: string, method: string, label: string, result: FuzzResult): void {
   result.byStatus.set(status, (result.byStatus.get(status) ?? 0) + 1)
-  if (status >= 500) result.serverErrors.push(`${status} ${label} ${body.slice(0, 200)}`)
+  // GET /ready answers 503 by design when a check does not answer within 2 s (counted apart).
+  const readiness = status === 503 && /^\/ready\/?(\?|$)/i.test(label.split(' ')[1] ?? '')
+  if (readiness) result.notReady++
+  else if (status >= 500) result.serverErrors.push(`${status} ${label} ${body.slice(0, 200)}`)
   if (method === 'HEAD' || status === 304) return
   if (/^\/metrics\/?(\?|$)/i.test(label.split(' ')[1] ?? '') && status === 200) return
   let parsed: unknown
@@ -214,6 +219,7 @@ export async function fuzzHttp(port: number, known: FuzzKnownValues, total: numb
     byStatus: new Map(),
     outsideEnvelope: [],
     serverErrors: [],
+    notReady: 0,
     closedWithoutAnswer: 0,
     transportErrors: [],
   }

@@ -248,7 +248,7 @@ async function main(): Promise<void> {
     ['stored (ClickHouse, FINAL)', `${fmt(store.rows)} rows, ${fmt(store.distinct)} distinct; missing ${store.missing}, unexpected ${store.unexpected}`],
     ['duplicates stored', `${fmt(store.rows - store.distinct)} (by wallet ${fmt(store.byWallet - dataset.distinct)}, locations ${fmt(store.locations - dataset.distinct)}, legs ${fmt(store.legs - 2 * dataset.distinct)})`],
     ['API', `pagination.total ${fmt(apiTotal)}; ${fmt(sampleFound)} of ${fmt(sampleSize)} sampled hashes read back`],
-    ['fuzzed requests', `${fmt(fuzz.requests)} (${fmt(fuzz.raw)} malformed HTTP): ${fuzz.outsideEnvelope.length} outside the envelope, ${fuzz.serverErrors.length} 5xx (${statuses}); ${fuzz.transportErrors.length} without a response (connection closed) in ${(fuzzMs / 1000).toFixed(0)} s`],
+    ['fuzzed requests', `${fmt(fuzz.requests)} (${fmt(fuzz.raw)} malformed HTTP): ${fuzz.outsideEnvelope.length} outside the envelope, ${fuzz.serverErrors.length} 5xx (${statuses}; GET /ready's 503 not ready: ${fuzz.notReady}); ${fuzz.transportErrors.length} without a response (connection closed) in ${(fuzzMs / 1000).toFixed(0)} s`],
     ['bad records', `${fmt(badTotal)} of ${kinds} kinds beside ${fmt(badFigures.validExpected)} valid: ${fmt(badFound)} dead-lettered with a reason, ${fmt(badFigures.validExpected - badFigures.validStored)} valid lost (command: accepted ${fmt(badAccepted)}, rejected ${fmt(badRejected)}; ${(badMs / 1000).toFixed(0)} s)`],
     ['time', `${((Date.now() - startedAt) / 1000).toFixed(0)} s in all, backfills under faults ${(backfillMs / 1000).toFixed(0)} s`],
   )
