@@ -131,8 +131,8 @@ describe('token metadata served from memory, current within a second of ingestio
         .split('\n')
         .filter((line) => line.includes(` name=${name} `))
         .map((line) => /(?:^| )id=(\d+)/.exec(line)![1]!)
-    const [before] = await subscriberIds()
-    expect(before).toBeDefined()
+    const before = await subscriberIds()
+    expect(before.length).toBeGreaterThan(0)
 
     // Written and never announced (as if the event was lost while the connection was down;
     // written before the drop, so the reconnection cannot race ahead of the write).
@@ -145,11 +145,11 @@ describe('token metadata served from memory, current within a second of ingestio
       format: 'JSONEachRow',
     })
     expect((await views(missed)).token).toBeNull() // not heard of
-    await redis.call('CLIENT', 'KILL', 'ID', before!)
+    for (const id of before) await redis.call('CLIENT', 'KILL', 'ID', id)
     // The reconnection reloads everything (the periodic reload is 10 minutes away).
     await until({ id: missed, name: 'Missed', symbol: 'MISS', decimals: 0 }, missed)
-    await expect.poll(subscriberIds, { timeout: 5_000 }).toHaveLength(1)
-    expect((await subscriberIds())[0]).not.toBe(before)
+    await expect.poll(async () => (await subscriberIds()).length, { timeout: 5_000 }).toBeGreaterThan(0)
+    expect((await subscriberIds()).filter((id) => before.includes(id))).toEqual([])
 
     // And it is subscribed again: an ingested change shows within 1 s.
     await ingestToken('Directory Token v3', 'DIR3', 9)
