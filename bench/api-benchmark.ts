@@ -463,6 +463,7 @@ try {
   const now = Date.now()
   const last24h: SwapFilter = { startMs: now - DAY_MS, endMs: now }
   const whole: SwapFilter = { startMs: now - DAYS * DAY_MS, endMs: now }
+  const lastWeek: SwapFilter = { startMs: now - 7 * DAY_MS, endMs: now }
   const range = (f: SwapFilter) => `start_time=${f.startMs}&end_time=${f.endMs}`
   const firstPage = { limit: 50, offset: 0 }
 
@@ -544,9 +545,9 @@ try {
       ratioTarget: true,
     },
     {
-      name: 'tokens/:address/flows (90 days)',
-      path: `/tokens/${token}/flows?${range(whole)}`,
-      raw: () => flowsRepo.flows(directory!.ref(token), [token], { startMs: whole.startMs, endMs: whole.endMs }, 10, fresh),
+      name: 'tokens/:address/flows (7 days, the longest window)',
+      path: `/tokens/${token}/flows?${range(lastWeek)}`,
+      raw: () => flowsRepo.flows(directory!.ref(token), [token], { startMs: lastWeek.startMs, endMs: lastWeek.endMs }, 10, fresh),
       group: 'other',
       ratioTarget: true,
     },
