@@ -1,5 +1,5 @@
 import type { Candle, Holding, SwapTransaction, Token, TokenRef } from '../shared/domain.js'
-import type { IndicatorHistoryRow } from './technical-analysis-history-route.js'
+import type { IndicatorHistoryRow } from './indicator-history-row.js'
 
 /**
  * Every field of a row type, a nested object as its own shape, a value as `true`. Written

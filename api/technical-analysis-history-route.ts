@@ -1,7 +1,7 @@
 import { Router } from 'express'
 import { CANDLE_MS, closedCandles } from '../shared/candles.js'
 import type { ClickHouseClient } from '../shared/clickhouse.js'
-import { indicatorHistory, type IndicatorPoint } from '../shared/indicator-math/history.js'
+import { indicatorHistory } from '../shared/indicator-math/history.js'
 import type { Tables } from '../shared/tables.js'
 import { isAddress } from './address-params.js'
 import { cacheClosedSeries, type SeriesCachePolicy } from './cache-control.js'
@@ -10,6 +10,7 @@ import { listTechnicalAnalysisHistory } from './contract/endpoints/technical-ana
 import { parseRequest } from './contract/request-parsing.js'
 import { sendListPage } from './csv-format.js'
 import { notFound } from './http-error.js'
+import { indicatorHistoryRow } from './indicator-history-row.js'
 import { seriesWindow } from './series-window.js'
 import { technicalAnalysisTarget } from './technical-analysis-params.js'
 import { secondsHint, timeRangeOf } from './time-range.js'
@@ -22,21 +23,6 @@ export interface TechnicalAnalysisHistoryDeps {
   directory: TokenDirectory
   tokens: TokenPresence
   caching: SeriesCachePolicy
-}
-
-/** One point of the history as served: the section 2.6 indicators at one candle. */
-export type IndicatorHistoryRow = ReturnType<typeof toResponsePoint>
-
-function toResponsePoint(point: IndicatorPoint) {
-  return {
-    candleTime: new Date(point.time).toISOString(),
-    ma50: point.ma50,
-    ma100: point.ma100,
-    ma200: point.ma200,
-    rsi: point.rsi,
-    macd: point.macd,
-    pivotPoints: point.pivotPoints,
-  }
 }
 
 /**
@@ -72,7 +58,7 @@ export function technicalAnalysisHistoryRouter(deps: TechnicalAnalysisHistoryDep
     const { from, to, total } = seriesWindow(candles, range, page)
     cacheClosedSeries(res, deps.caching, range, CANDLE_MS, now)
     await sendListPage(res, format, INDICATOR_HISTORY_COLUMNS, {
-      rows: indicatorHistory(candles, from, to).map(toResponsePoint),
+      rows: indicatorHistory(candles, from, to).map(indicatorHistoryRow),
       pagination: { ...page, total },
       message: secondsHint(range, total),
     })
