@@ -91,6 +91,7 @@ export class ChainFollower {
 
   async stop(): Promise<void> {
     this.stopping = true
+    this.deps.rpc.halt()
     this.wake?.()
     await this.loop
   }

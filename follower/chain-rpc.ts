@@ -29,6 +29,8 @@ const hex = (n: number) => `0x${n.toString(16)}`
 export class ChainRpc {
   readonly client: PublicClient
   private outageSince: number | null = null
+  /** Set when the follower stops: a request failing during an outage is not retried any more. */
+  private halted = false
 
   constructor(
     readonly url: string,
@@ -41,7 +43,12 @@ export class ChainRpc {
     })
   }
 
-  /** A raw request, retried until it succeeds (or `retryWhile` says stop). */
+  /** Ends every retry loop (a stop during an outage must not wait for the node). */
+  halt(): void {
+    this.halted = true
+  }
+
+  /** A raw request, retried until it succeeds (or `retryWhile` says stop, or the client is halted). */
   async call<T>(method: string, params: unknown[], retryWhile: () => boolean = () => true): Promise<T> {
     let delay = 100
     for (;;) {
@@ -53,7 +60,7 @@ export class ChainRpc {
         }
         return result
       } catch (err) {
-        if (!isTransient(err) || !retryWhile()) throw err
+        if (!isTransient(err) || this.halted || !retryWhile()) throw err
         if (this.outageSince === null) {
           this.outageSince = Date.now()
           this.logger.warn('node unreachable or failing: retrying with backoff', { url: this.url, method, err })

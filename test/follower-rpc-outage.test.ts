@@ -41,8 +41,8 @@ beforeAll(async () => {
 }, 120_000)
 
 afterAll(async () => {
-  if (proxy?.listening) await closeProxy()
   await h?.close()
+  if (proxy?.listening) await closeProxy()
 })
 
 describe('follower while the node is unreachable', () => {
