@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { deadLetterRow, DeadLetterStore } from '../ingest/dead-letter-store.js'
 import { startIngestRole } from '../ingest/role.js'
@@ -9,6 +8,7 @@ import { startTestApi, type TestApi } from './support/http.js'
 import { waitForJob } from './support/ingest-harness.js'
 import { swapInput } from './support/record-inputs.js'
 import { createTestRuntime, type TestRuntime } from './support/runtime.js'
+import { runDeadLettersCli } from './support/dead-letters-cli.js'
 
 /**
  * `npm run dead-letters` while the service runs: this test process holds the embedded
@@ -18,22 +18,6 @@ import { createTestRuntime, type TestRuntime } from './support/runtime.js'
 
 const TOKEN = 'cli-admin-token-0123456789'
 
-interface CliRun {
-  code: number
-  stdout: string
-  stderr: string
-}
-
-function runCli(env: Record<string, string>, args: string[]): Promise<CliRun> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', 'ingest/dead-letters-cli.ts', ...args],
-      { cwd: process.cwd(), env: { ...process.env, ...env }, timeout: 60_000 },
-      (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    )
-  })
-}
 
 describe('npm run dead-letters while the service holds the embedded store', () => {
   let rt: TestRuntime
@@ -64,22 +48,22 @@ describe('npm run dead-letters while the service holds the embedded store', () =
   })
 
   it('--help: the commands and exit codes, exit 0', async () => {
-    const run = await runCli(env, ['--help'])
+    const run = await runDeadLettersCli(env, ['--help'])
     expect(run.code).toBe(0)
     expect(run.stdout).toMatch(/^usage: npm run dead-letters -- <command>/)
     expect(run.stdout).toMatch(/exit codes:\n {2}0 {2}done\n {2}1 {2}failure.*\n {2}2 {2}bad arguments.*\n {2}3 {2}the embedded store is held/)
-    const bad = await runCli(env, ['redrive'])
+    const bad = await runDeadLettersCli(env, ['redrive'])
     expect(bad.code).toBe(2)
     expect(bad.stderr).toContain('redrive: name what to re-drive')
   })
 
   it('lists and counts through the admin endpoints', async () => {
-    const list = await runCli(env, ['list', '--source', 'cli-feed', '--limit', '2'])
+    const list = await runDeadLettersCli(env, ['list', '--source', 'cli-feed', '--limit', '2'])
     expect(list.code, list.stderr).toBe(0)
     expect(list.stderr).toContain(`going through the running service at ${api.baseUrl}`)
     expect(list.stdout).toContain('reason:  hash: must be "0x" followed by 64 hexadecimal characters')
     expect(list.stdout).toContain('2 shown of 3 dead letters')
-    const counts = await runCli(env, ['counts'])
+    const counts = await runDeadLettersCli(env, ['counts'])
     expect(counts.code, counts.stderr).toBe(0)
     expect(counts.stdout).toContain('4 dead letters, 4 pending')
     expect(counts.stdout).toContain('  swap: 4 (4 pending)')
@@ -87,7 +71,7 @@ describe('npm run dead-letters while the service holds the embedded store', () =
   })
 
   it('re-drives a fixed-up record through the running service: stored once, the dead letter no longer pending', async () => {
-    const run = await runCli(env, ['redrive', '--id', fixedId])
+    const run = await runDeadLettersCli(env, ['redrive', '--id', fixedId])
     expect(run.code, run.stderr).toBe(0)
     expect(run.stdout).toMatch(/^re-drive \S+ queued; the running service's ingest role runs it$/m)
     expect(run.stdout).toContain('re-enqueued 1 dead letter in 1 job (1 page read)')
@@ -110,13 +94,13 @@ describe('npm run dead-letters while the service holds the embedded store', () =
   })
 
   it('without ADMIN_TOKEN, or with a wrong one, or with the service away: says why, exit 3 or 1', async () => {
-    const noToken = await runCli({ ...env, ADMIN_TOKEN: '' }, ['list'])
+    const noToken = await runDeadLettersCli({ ...env, ADMIN_TOKEN: '' }, ['list'])
     expect(noToken.code).toBe(3)
     expect(noToken.stderr).toContain('the running service (npm start) holds it, and ADMIN_TOKEN is not set')
-    const wrong = await runCli({ ...env, ADMIN_TOKEN: 'x'.repeat(32) }, ['counts'])
+    const wrong = await runDeadLettersCli({ ...env, ADMIN_TOKEN: 'x'.repeat(32) }, ['counts'])
     expect(wrong.code).toBe(1)
     expect(wrong.stderr).toContain("401 The admin token is not valid (ADMIN_TOKEN differs from the running service's)")
-    const away = await runCli({ ...env, API_URL: 'http://127.0.0.1:9' }, ['list'])
+    const away = await runDeadLettersCli({ ...env, API_URL: 'http://127.0.0.1:9' }, ['list'])
     expect(away.code).toBe(3)
     expect(away.stderr).toContain('the service does not answer at http://127.0.0.1:9 (API_URL)')
   })

@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createClickHouse } from '../shared/clickhouse.js'
 import { createRedis, deleteKeysWithPrefix } from '../shared/redis.js'
@@ -9,23 +8,8 @@ import { DeadLetterReader } from '../shared/dead-letters.js'
 import { createTestRuntime, type TestRuntime } from './support/runtime.js'
 import { startIngestHarness, type IngestHarness } from './support/ingest-harness.js'
 import { swapInput } from './support/record-inputs.js'
+import { runDeadLettersCli } from './support/dead-letters-cli.js'
 
-interface CliRun {
-  code: number
-  stdout: string
-  stderr: string
-}
-
-function runCli(env: Record<string, string>, args: string[]): Promise<CliRun> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', 'ingest/dead-letters-cli.ts', ...args],
-      { cwd: process.cwd(), env: { ...process.env, ...env }, timeout: 60_000 },
-      (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    )
-  })
-}
 
 describe('dead letters: list and redrive', () => {
   let rt: TestRuntime
@@ -63,7 +47,7 @@ describe('dead letters: list and redrive', () => {
   })
 
   it('says clearly that the embedded store is held by another process', async () => {
-    const run = await runCli(rt.env, ['list'])
+    const run = await runDeadLettersCli(rt.env, ['list'])
     expect(run.code).toBe(3)
     expect(run.stderr).toContain('the running service (npm start) holds it, and ADMIN_TOKEN is not set')
   })
@@ -73,16 +57,16 @@ describe('dead letters: list and redrive', () => {
     ingest = undefined
     await runtime.clickhouse.close()
 
-    const list = await runCli(rt.env, ['list', '--type', 'swap'])
+    const list = await runDeadLettersCli(rt.env, ['list', '--type', 'swap'])
     expect(list.code, list.stderr).toBe(0)
     expect(list.stdout).toContain('hash: must be "0x" followed by 64 hexadecimal characters')
     expect(list.stdout).toContain('2 shown of 2 dead letters of type swap')
 
-    const redrive = await runCli(rt.env, ['redrive', '--type', 'swap'])
+    const redrive = await runDeadLettersCli(rt.env, ['redrive', '--type', 'swap'])
     expect(redrive.code, redrive.stderr).toBe(0)
     expect(redrive.stdout).toContain('re-enqueued 2 dead letters in 1 job (1 page read)')
 
-    const usage = await runCli(rt.env, ['purge'])
+    const usage = await runDeadLettersCli(rt.env, ['purge'])
     expect(usage.code).toBe(2)
     expect(usage.stderr).toContain('usage:')
 
