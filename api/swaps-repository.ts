@@ -72,7 +72,7 @@ const AT_OR_BEFORE_CURSOR = `timestamp >= fromUnixTimestamp64Milli({cursorTs:Int
  *   only the hours it lies in;
  * - a wallet or token filter picks the page's keys from swaps_by_wallet or
  *   swap_legs_by_token (ordered by that, then time) and reads those rows by key;
- * - a hash is found through swap_locations.
+ * - a hash is found through swap_locations (every version delivered; FINAL on swaps_by_time keeps the live one).
  * Token metadata comes from memory (the token directory), not from a join. The rows of a
  * page are kept until ingestion stores swaps again (versioned-results.ts); token metadata
  * is applied to them at every request.
@@ -214,7 +214,7 @@ export class SwapsRepository {
       () =>
         this.rows(
           `SELECT ${SELECT_ROW} FROM ${this.tables.swaps} FINAL
-           WHERE ${KEY} IN (SELECT ${KEY_COLUMNS} FROM ${this.tables.swapLocations} FINAL WHERE hash = {hash:String})
+           WHERE ${KEY} IN (SELECT ${KEY_COLUMNS} FROM ${this.tables.swapLocations} WHERE hash = {hash:String})
            ORDER BY chain_id LIMIT 1`,
           { hash },
         ),

@@ -44,7 +44,7 @@ import { openRuntime } from '../shared/bootstrap.js'
 import { closedCandles } from '../shared/candles.js'
 import { loadConfig } from '../shared/config.js'
 import { createRedis, deleteKeysWithPrefix } from '../shared/redis.js'
-import { SWAP_INSERT_COLUMNS, type SwapColumn } from '../shared/schema/swaps-schema.js'
+import { SWAP_INSERT_COLUMNS, swapEntryTables, type SwapColumn } from '../shared/schema/swaps-schema.js'
 import { readTechnicalAnalysis, writeTechnicalAnalysis, type TechnicalAnalysis } from '../shared/technical-analysis.js'
 import { count, markdownTable, ms, percentile, seconds } from './report.js'
 import { refreshCandles } from '../shared/candle-refresh.js'
@@ -123,7 +123,7 @@ async function timed(label: string, query: string, params: Record<string, unknow
  * each with random wallet, tokens, amounts and value; `every` > 1 keeps only every
  * every-th of them (the re-deliveries), delivered `ingestDelayMs` after their time.
  */
-function insertSwaps(from: number, size: number, every: number, ingestDelayMs: number): Promise<number> {
+async function insertSwaps(from: number, size: number, every: number, ingestDelayMs: number): Promise<number> {
   const select: Record<SwapColumn, string> = {
     chain_id: '{chainId:UInt32}',
     hash: `concat('0x', lower(hex(SHA256(concat({swapSeed:String}, toString(number))))))`,
@@ -138,9 +138,12 @@ function insertSwaps(from: number, size: number, every: number, ingestDelayMs: n
     dex: `{dexes:Array(String)}[1 + cityHash64(number, 7) % length({dexes:Array(String)})]`,
     ingested_at: `fromUnixTimestamp64Milli(ts_ms + {ingestDelayMs:Int64}, 'UTC')`,
   }
-  return timed(
+  // The same rows (the select is deterministic) into each entry table, in order.
+  let took = 0
+  for (const entry of swapEntryTables(tables)) {
+    took += await timed(
     '',
-    `INSERT INTO ${tables.swapsIncoming} (${SWAP_INSERT_COLUMNS.join(', ')})
+    `INSERT INTO ${entry} (${SWAP_INSERT_COLUMNS.join(', ')})
      WITH ${addressList('walletSeed', 'wallets')} AS wallet_list,
           ${addressList('tokenSeed', 'tokens')} AS token_list,
           {startMs:Int64} + intDiv(toInt64(number) * {spanMs:Int64}, {total:Int64}) AS ts_ms,
@@ -168,6 +171,8 @@ function insertSwaps(from: number, size: number, every: number, ingestDelayMs: n
       every,
     },
   )
+  }
+  return took
 }
 
 async function buildStore(): Promise<number> {

@@ -19,6 +19,7 @@ import { applyInsertDurability } from '../shared/insert-durability.js'
 import { createLogger } from '../shared/logger.js'
 import { migrate } from '../shared/migrate.js'
 import { queryRows } from '../shared/query-rows.js'
+import { swapEntryTables } from '../shared/schema/swaps-schema.js'
 import { tablesFor } from '../shared/tables.js'
 
 const total = Number(process.env.BENCH_SWAPS ?? 200_000)
@@ -60,7 +61,7 @@ try {
       let next = 0
       await Promise.all(
         Array.from({ length: IN_HAND }, async () => {
-          while (next < jobs.length) await writer.write([{ table: tables.swapsIncoming, encoded: jobs[next++]! }])
+          while (next < jobs.length) await writer.write([{ table: swapEntryTables(tables), encoded: jobs[next++]! }])
         }),
       )
       const ms = performance.now() - started

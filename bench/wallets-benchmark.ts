@@ -19,7 +19,7 @@ import { startApiServer } from '../api/api-server.js'
 import { openRuntime } from '../shared/bootstrap.js'
 import { loadConfig } from '../shared/config.js'
 import { createRedis, deleteKeysWithPrefix } from '../shared/redis.js'
-import { SWAP_INSERT_COLUMNS, type SwapColumn } from '../shared/schema/swaps-schema.js'
+import { SWAP_INSERT_COLUMNS, swapEntryTables, type SwapColumn } from '../shared/schema/swaps-schema.js'
 import { storeWalletStats } from '../shared/wallet-stats/store-wallet-stats.js'
 import { count, markdownTable, ms, percentile, seconds } from './report.js'
 
@@ -52,7 +52,7 @@ async function timed<T>(work: () => Promise<T>): Promise<[T, number]> {
   return [value, performance.now() - started]
 }
 
-function insertSwaps(from: number, size: number, every: number, ingestDelayMs: number): Promise<void> {
+async function insertSwaps(from: number, size: number, every: number, ingestDelayMs: number): Promise<void> {
   const select: Record<SwapColumn, string> = {
     chain_id: '1',
     hash: `concat('0x', lower(hex(SHA256(concat({seed:String}, toString(number))))))`,
@@ -67,14 +67,17 @@ function insertSwaps(from: number, size: number, every: number, ingestDelayMs: n
     dex: `'uniswap-v3'`,
     ingested_at: `fromUnixTimestamp64Milli(ts_ms + {delay:Int64}, 'UTC')`,
   }
-  return clickhouse.command({
-    query: `INSERT INTO ${tables.swapsIncoming} (${SWAP_INSERT_COLUMNS.join(', ')})
+  // The same rows (the select is deterministic) into each entry table, in order.
+  for (const entry of swapEntryTables(tables)) {
+    await clickhouse.command({
+    query: `INSERT INTO ${entry} (${SWAP_INSERT_COLUMNS.join(', ')})
       WITH {start:Int64} + intDiv(toInt64(number) * {span:Int64}, {total:Int64}) AS ts_ms,
            cityHash64(number, 2) % {tokens:UInt32} AS sold
       SELECT ${SWAP_INSERT_COLUMNS.map((c) => select[c]).join(', ')}
       FROM numbers(${from}, ${size}) WHERE number % {every:UInt64} = 0`,
     query_params: { seed: tag, wallets: WALLETS, tokens: TOKENS, start: endMs - DAYS * DAY_MS, span: DAYS * DAY_MS, total: SWAPS, delay: ingestDelayMs, every },
-  }).then(() => undefined)
+  })
+  }
 }
 
 async function latencies(url: string): Promise<number[]> {

@@ -6,8 +6,14 @@ import { insertDuration, rowsInserted } from '../shared/metrics.js'
 import { encodeRows, type EncodedRows } from './compact-rows.js'
 import { isDataError } from './insert-errors.js'
 
-/** Rows for one table: as objects (encoded on arrival), or already encoded (see swap-lines.ts). */
-export type TableRows = { table: string; rows: readonly object[] } | { table: string; encoded: EncodedRows }
+/**
+ * Rows for one table: as objects (encoded on arrival), or already encoded (see
+ * swap-lines.ts). A list of tables takes the same rows into each, one insert after the
+ * other in that order (the swaps' entry tables: shared/schema/swaps-schema.ts).
+ */
+export type TableRows =
+  | { table: string | readonly string[]; rows: readonly object[] }
+  | { table: string | readonly string[]; encoded: EncodedRows }
 
 export interface BatchWriterOptions {
   /** Flush a table as soon as this many rows are buffered for it. */
@@ -31,7 +37,7 @@ interface Entry {
 }
 
 interface TableBuffer {
-  table: string
+  targets: readonly string[]
   columns: readonly string[]
   entries: Entry[]
   rowCount: number
@@ -103,11 +109,12 @@ export class BatchWriter {
     await Promise.allSettled([...this.inFlight])
   }
 
-  private enqueue(table: string, rows: EncodedRows): Promise<void> {
-    const key = `${table} (${rows.columns.join(', ')})`
+  private enqueue(table: string | readonly string[], rows: EncodedRows): Promise<void> {
+    const targets = typeof table === 'string' ? [table] : table
+    const key = `${targets.join(' then ')} (${rows.columns.join(', ')})`
     let buffer = this.buffers.get(key)
     if (!buffer) {
-      buffer = { table, columns: rows.columns, entries: [], rowCount: 0, timer: undefined }
+      buffer = { targets, columns: rows.columns, entries: [], rowCount: 0, timer: undefined }
       this.buffers.set(key, buffer)
     }
     const entries = buffer.entries
@@ -125,14 +132,15 @@ export class BatchWriter {
     const buffer = this.buffers.get(key)
     if (!buffer || buffer.entries.length === 0) return Promise.resolve()
     if (buffer.timer) clearTimeout(buffer.timer)
-    const { table, columns, entries } = buffer
-    this.buffers.set(key, { table, columns, entries: [], rowCount: 0, timer: undefined })
+    const { targets, columns, entries } = buffer
+    this.buffers.set(key, { targets, columns, entries: [], rowCount: 0, timer: undefined })
+    const table = targets.join(' then ')
     // One insert at a time per table: the swaps views look up earlier versions of each
     // hash during the insert (shared/schema/swaps-schema.ts), and two inserts of the same
     // hash running side by side would not see each other. Rows keep buffering meanwhile,
     // so the next insert is simply larger.
     const previous = this.tableTails.get(table) ?? Promise.resolve()
-    const insert = previous.then(() => this.insertEntries(table, columns, entries))
+    const insert = previous.then(() => this.insertEntries(targets, columns, entries))
     const settled = insert.finally(() => {
       this.inFlight.delete(settled)
       if (this.tableTails.get(table) === settled) this.tableTails.delete(table)
@@ -142,9 +150,10 @@ export class BatchWriter {
     return settled
   }
 
-  private async insertEntries(table: string, columns: readonly string[], entries: Entry[]): Promise<void> {
+  private async insertEntries(targets: readonly string[], columns: readonly string[], entries: Entry[]): Promise<void> {
+    const table = targets.join(' then ')
     try {
-      await this.insert(table, columns, entries.map((e) => e.rows))
+      await this.insert(targets, columns, entries.map((e) => e.rows))
       for (const entry of entries) entry.resolve()
       return
     } catch (err) {
@@ -158,7 +167,7 @@ export class BatchWriter {
     }
     for (const entry of entries) {
       try {
-        await this.insert(table, columns, [entry.rows])
+        await this.insert(targets, columns, [entry.rows])
         entry.resolve()
       } catch (err) {
         entry.reject(isDataError(err) ? new RowsRejectedError(errorMessage(err)) : err)
@@ -166,8 +175,13 @@ export class BatchWriter {
     }
   }
 
+  /** The texts' rows into each target, one after the other: a later insert starts only once the one before succeeded. */
+  private async insert(targets: readonly string[], columns: readonly string[], parts: readonly EncodedRows[]): Promise<void> {
+    for (const target of targets) await this.insertInto(target, columns, parts)
+  }
+
   /** One insert of the texts' rows (the client's `insert` takes objects only, `exec` takes the text as is). */
-  private async insert(table: string, columns: readonly string[], parts: readonly EncodedRows[]): Promise<void> {
+  private async insertInto(table: string, columns: readonly string[], parts: readonly EncodedRows[]): Promise<void> {
     const started = performance.now()
     const query = `INSERT INTO ${table} (${columns.join(', ')}) FORMAT JSONCompactEachRow`
     const result = await this.clickhouse.exec({ query, values: textStream(parts) })

@@ -1,5 +1,6 @@
 import type { IngestJobResult, SourceLines } from '../shared/queues.js'
 import { isRecordType, type RecordType } from '../shared/records.js'
+import { swapEntryTables } from '../shared/schema/swaps-schema.js'
 import type { Tables } from '../shared/tables.js'
 import type { BatchWriter, TableRows } from './batch-writer.js'
 import type { DeadLetterRow } from '../shared/dead-letters.js'
@@ -79,7 +80,7 @@ async function rowsFor(
   switch (type) {
     case 'swap': {
       const { encoded, rejected, hours } = swapLines(records, now)
-      return { rows: { table: tables.swapsIncoming, encoded }, accepted: encoded.count, rejected, swapHours: hours }
+      return { rows: { table: swapEntryTables(tables), encoded }, accepted: encoded.count, rejected, swapHours: hours }
     }
     case 'holding': {
       const { valid, rejected } = validateRecords('holding', records)

@@ -9,7 +9,8 @@ export interface Tables {
   tokens: string
   /** The swaps, time-ordered (see schema/swaps-schema.ts for the tables around it). */
   swaps: string
-  /** Where producers' swap rows are inserted: a Null table whose views fill the rest. */
+  /** Where producers' swap rows are inserted: Null tables whose views fill the rest, first the versions, then the rows (schema/swaps-schema.ts swapEntryTables). */
+  swapVersionsIncoming: string
   swapsIncoming: string
   swapLocations: string
   swapsByWallet: string
@@ -38,6 +39,7 @@ export function tablesFor(database: string): Tables {
     migrations: q('schema_migrations'),
     tokens: q('tokens'),
     swaps: q('swaps_by_time'),
+    swapVersionsIncoming: q('swap_versions_incoming'),
     swapsIncoming: q('swaps_incoming'),
     swapLocations: q('swap_locations'),
     swapsByWallet: q('swaps_by_wallet'),

@@ -5,6 +5,7 @@ import { loadConfig } from '../shared/config.js'
 import { applyInsertDurability, isDurable } from '../shared/insert-durability.js'
 import { createLogger } from '../shared/logger.js'
 import { queryRows } from '../shared/query-rows.js'
+import { swapEntryTables } from '../shared/schema/swaps-schema.js'
 import { syntheticSwap } from '../ingest/benchmark/synthetic-swaps.js'
 import { createTestRuntime, type TestRuntime } from './support/runtime.js'
 
@@ -36,7 +37,7 @@ async function fsyncsOfOneInsert(rt: TestRuntime, from: number): Promise<number>
   const records = Array.from({ length: 500 }, (_, i) => syntheticSwap(from + i))
   const { encoded } = swapLines(records, Date.now())
   const before = await fsyncCalls(rt)
-  await writer.write([{ table: rt.tables.swapsIncoming, encoded }])
+  await writer.write([{ table: swapEntryTables(rt.tables), encoded }])
   return (await fsyncCalls(rt)) - before
 }
 

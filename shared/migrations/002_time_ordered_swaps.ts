@@ -1,4 +1,4 @@
-import { SWAP_INSERT_COLUMNS, swapsSchemaDdl } from '../schema/swaps-schema.js'
+import { SWAP_INSERT_COLUMNS, swapEntryTables, swapsSchemaDdl } from '../schema/swaps-schema.js'
 import type { Migration } from './migration.js'
 
 /**
@@ -22,9 +22,9 @@ export const timeOrderedSwaps: Migration = {
     const [row] = await rs.json<{ n: string | number }>()
     if (Number(row?.n ?? 0) === 0) return
     const columns = SWAP_INSERT_COLUMNS.join(', ')
-    await clickhouse.command({
-      query: `INSERT INTO ${t.swapsIncoming} (${columns}) SELECT ${columns} FROM ${t.legacySwaps} FINAL`,
-    })
+    for (const entry of swapEntryTables(t)) {
+      await clickhouse.command({ query: `INSERT INTO ${entry} (${columns}) SELECT ${columns} FROM ${t.legacySwaps} FINAL` })
+    }
     await clickhouse.command({ query: `DROP TABLE IF EXISTS ${t.legacySwaps}` })
   },
 }

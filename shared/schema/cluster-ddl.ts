@@ -35,6 +35,7 @@ export const SHARDING_KEYS: Readonly<Record<string, string>> = {
   schema_migrations: 'version',
   tokens: 'cityHash64(contract_address)',
   swaps_incoming: BY_HASH,
+  swap_versions_incoming: BY_HASH,
   swaps_by_time: BY_HASH,
   swap_locations: BY_HASH,
   swaps_by_wallet: BY_HASH,

@@ -5,20 +5,31 @@ import type { Tables } from '../tables.js'
  * views that keep them in step. DDL, the insert column list and the select lists all
  * come from here.
  *
- *   producer rows ──INSERT──▶ swaps_incoming (Null: stores nothing, feeds the views)
+ * Producer rows are inserted twice, the same rows, in this order (swapEntryTables):
+ *   1. INSERT ▶ swap_versions_incoming (Null)
+ *        └─ mv_swap_versions ──▶ swap_locations  (every version ever delivered, by hash)
+ *   2. INSERT ▶ swaps_incoming (Null)
  *        ├─ mv_swap_rows ──────▶ swaps_by_time   (the swaps; one winner per hash and insert)
- *        └─ mv_swap_moves ─────▶ swap_moves      (earlier live versions at another time)
+ *        └─ mv_swap_moves ─────▶ swap_moves      (every other version of these hashes)
  *                └─ mv_move_tombstones ─▶ swaps_by_time (is_deleted = 1 at the old time)
  *   swaps_by_time (rows and tombstones alike)
- *        ├─ mv_swap_locations ─▶ swap_locations      (by hash)
  *        ├─ mv_swaps_by_wallet ▶ swaps_by_wallet     (by wallet, then time)
  *        └─ mv_swap_legs ──────▶ swap_legs_by_token  (by either leg's token, then time)
  *
- * Every table is a ReplacingMergeTree(ingested_at, is_deleted) keyed by what identifies
- * its row, so re-delivery collapses and a tombstone retracts; reads use FINAL, which is
- * exact whether or not ClickHouse has merged. A swap re-delivered at another time (a
- * reorg, a corrected producer) is found through swap_locations inside the insert itself
- * and its old version is retracted in every table: the latest delivery wins.
+ * Every row table is a ReplacingMergeTree(ingested_at, is_deleted) keyed by what
+ * identifies its row, so re-delivery collapses and a tombstone retracts; reads use FINAL,
+ * which is exact whether or not ClickHouse has merged. A swap re-delivered at another time
+ * (a reorg, a corrected producer) has its other versions retracted in every table inside
+ * the insert itself: the latest delivery wins.
+ *
+ * Why two inserts: ClickHouse commits each view's part on its own, so a process killed
+ * in the middle of an insert can leave it half applied (the row live in swaps_by_time,
+ * the views after it missing). Step 1 is acknowledged before step 2 starts, so every
+ * version that can be live has its location stored, and the retraction lookup retracts
+ * every other version it lists, live or not (a tombstone of a version that never got
+ * stored is harmless). A half-applied insert is then repaired by its job's re-delivery,
+ * and a different version delivered before that repair still retracts it
+ * (test/swaps-half-applied.test.ts).
  */
 
 interface Column {
@@ -65,7 +76,11 @@ const IS_DELETED: Column = { name: 'is_deleted', type: 'UInt8 DEFAULT 0' }
 /** The identity of a stored swap version: its time, then its transaction. */
 export const SWAP_KEY = ['timestamp', 'hash', 'chain_id'] as const
 
-/** Where a swap version is, and what a tombstone of it must name in every access path. */
+/**
+ * Where a swap version is, and what a tombstone of it must name in every access path.
+ * `is_deleted` is 1 only on stores from before migration 9, whose locations also held
+ * tombstones; the lookup reads every row of a hash either way.
+ */
 const LOCATION_COLUMNS: Column[] = [
   ...(['hash', 'chain_id', 'timestamp', 'wallet_address', 'token_sold_address', 'token_bought_address', 'ingested_at'] as const).map(
     (name) => SWAP_COLUMNS.find((c) => c.name === name)!,
@@ -101,6 +116,56 @@ function keyIndexDdl(table: string, column: string): string {
     ORDER BY (${column}, ${SWAP_KEY.join(', ')})`
 }
 
+/**
+ * The tables producer rows are inserted into, the same rows into each, one insert after
+ * the other in this order (see the top of this file).
+ */
+export function swapEntryTables(t: Tables): readonly [string, string] {
+  return [t.swapVersionsIncoming, t.swapsIncoming]
+}
+
+/** The entry table of step 1 and the view that records every delivered version's location. */
+export function swapVersionsDdl(t: Tables): string[] {
+  return [
+    `CREATE TABLE IF NOT EXISTS ${t.swapVersionsIncoming} (
+      ${columnsDdl(SWAP_COLUMNS)}
+    ) ENGINE = Null`,
+    `CREATE MATERIALIZED VIEW IF NOT EXISTS ${t.database}.mv_swap_versions TO ${t.swapLocations} AS
+      SELECT ${names(LOCATION_COLUMNS.filter((c) => c !== IS_DELETED))} FROM ${t.swapVersionsIncoming}`,
+  ]
+}
+
+export const SWAP_MOVES_VIEW = 'mv_swap_moves'
+
+/**
+ * The retraction lookup: for each hash of the insert, every stored version at another
+ * time, whether it is live or not (swap_locations lists every version delivered, and a
+ * version whose step 2 never completed may be live in some table). Its tombstone's
+ * version is the new delivery's, or just above the newest delivery of that version, so a
+ * retraction always outranks what it retracts. The subqueries on swaps_incoming read the
+ * inserted block only (it is the view's source), so the lookup touches the granules of
+ * these hashes in swap_locations; no FINAL: the GROUP BY collapses each version's rows.
+ */
+export function swapMovesViewDdl(t: Tables): string {
+  return `CREATE MATERIALIZED VIEW IF NOT EXISTS ${t.database}.${SWAP_MOVES_VIEW} TO ${t.swapMoves} AS
+      SELECT l.hash AS hash, l.chain_id AS chain_id, l.timestamp AS timestamp,
+             l.wallet_address AS wallet_address, l.token_sold_address AS token_sold_address,
+             l.token_bought_address AS token_bought_address,
+             greatest(w.ingested_at, l.newest + toIntervalMillisecond(1)) AS superseded_at
+      FROM (${winnersOf(t.swapsIncoming)}) AS w
+      INNER JOIN (
+        SELECT hash, chain_id, timestamp,
+               argMax(wallet_address, ingested_at) AS wallet_address,
+               argMax(token_sold_address, ingested_at) AS token_sold_address,
+               argMax(token_bought_address, ingested_at) AS token_bought_address,
+               max(ingested_at) AS newest
+        FROM ${t.swapLocations}
+        WHERE hash IN (SELECT hash FROM ${t.swapsIncoming})
+        GROUP BY hash, chain_id, timestamp
+      ) AS l ON l.hash = w.hash AND l.chain_id = w.chain_id
+      WHERE l.timestamp != w.timestamp`
+}
+
 /** DDL of the swaps storage, in creation order (targets before the views that feed them). */
 export function swapsSchemaDdl(t: Tables): string[] {
   const rowColumns = names(SWAP_COLUMNS)
@@ -122,6 +187,8 @@ export function swapsSchemaDdl(t: Tables): string[] {
     ORDER BY (hash, chain_id, timestamp)
     SETTINGS index_granularity = 1024`,
 
+    ...swapVersionsDdl(t),
+
     keyIndexDdl(t.swapsByWallet, 'wallet_address'),
     keyIndexDdl(t.swapLegs, 'token_address'),
 
@@ -142,27 +209,12 @@ export function swapsSchemaDdl(t: Tables): string[] {
     `CREATE MATERIALIZED VIEW IF NOT EXISTS ${t.database}.mv_swap_rows TO ${t.swaps} AS
       SELECT ${rowColumns}, toUInt8(0) AS is_deleted FROM (${winnersOf(t.swapsIncoming)})`,
 
-    // The subqueries on swaps_incoming read the inserted block only (it is the view's
-    // source), so the lookup touches the granules of these hashes in swap_locations.
-    `CREATE MATERIALIZED VIEW IF NOT EXISTS ${t.database}.mv_swap_moves TO ${t.swapMoves} AS
-      SELECT l.hash AS hash, l.chain_id AS chain_id, l.timestamp AS timestamp,
-             l.wallet_address AS wallet_address, l.token_sold_address AS token_sold_address,
-             l.token_bought_address AS token_bought_address, w.ingested_at AS superseded_at
-      FROM (${winnersOf(t.swapsIncoming)}) AS w
-      INNER JOIN (
-        SELECT hash, chain_id, timestamp, wallet_address, token_sold_address, token_bought_address
-        FROM ${t.swapLocations} FINAL
-        WHERE hash IN (SELECT hash FROM ${t.swapsIncoming})
-      ) AS l ON l.hash = w.hash AND l.chain_id = w.chain_id
-      WHERE l.timestamp != w.timestamp`,
+    swapMovesViewDdl(t),
 
     `CREATE MATERIALIZED VIEW IF NOT EXISTS ${t.database}.mv_move_tombstones TO ${t.swaps} AS
       SELECT chain_id, hash, timestamp, wallet_address, token_sold_address, token_bought_address,
              superseded_at AS ingested_at, toUInt8(1) AS is_deleted
       FROM ${t.swapMoves}`,
-
-    `CREATE MATERIALIZED VIEW IF NOT EXISTS ${t.database}.mv_swap_locations TO ${t.swapLocations} AS
-      SELECT ${names(LOCATION_COLUMNS)} FROM ${t.swaps}`,
 
     `CREATE MATERIALIZED VIEW IF NOT EXISTS ${t.database}.mv_swaps_by_wallet TO ${t.swapsByWallet} AS
       SELECT wallet_address, ${SWAP_KEY.join(', ')}, ingested_at, is_deleted FROM ${t.swaps}`,

@@ -217,7 +217,7 @@ async function main(): Promise<void> {
   }
   check(store.rows === dataset.distinct && store.distinct === dataset.distinct, `ClickHouse: ${fmt(store.rows)} rows, ${fmt(store.distinct)} distinct hashes (want ${fmt(dataset.distinct)} each)`)
   check(store.missing === 0 && store.unexpected === 0, `ClickHouse hash set equals the file's: ${store.missing} missing ${store.missingSample.join(' ')}, ${store.unexpected} unexpected`)
-  check(store.byWallet === dataset.distinct && store.locations === dataset.distinct && store.legs === 2 * dataset.distinct, `access paths: by wallet ${fmt(store.byWallet)}, locations ${fmt(store.locations)}, legs ${fmt(store.legs)} (2 per swap)`)
+  check(store.byWallet === dataset.distinct && store.unlocated === 0 && store.legs === 2 * dataset.distinct, `access paths: by wallet ${fmt(store.byWallet)}, live swaps without a location ${fmt(store.unlocated)}, legs ${fmt(store.legs)} (2 per swap)`)
   let badFound = 0
   for (const f of badFigures.files) {
     badFound += f.found
@@ -246,7 +246,7 @@ async function main(): Promise<void> {
       `exit ${r.code}: accepted ${fmt(r.accepted)}, rejected ${fmt(r.rejected)}, not confirmed ${fmt(r.notConfirmed)}, failed jobs ${r.failedJobs} (${(r.ms / 1000).toFixed(0)} s)`,
     ]),
     ['stored (ClickHouse, FINAL)', `${fmt(store.rows)} rows, ${fmt(store.distinct)} distinct; missing ${store.missing}, unexpected ${store.unexpected}`],
-    ['duplicates stored', `${fmt(store.rows - store.distinct)} (by wallet ${fmt(store.byWallet - dataset.distinct)}, locations ${fmt(store.locations - dataset.distinct)}, legs ${fmt(store.legs - 2 * dataset.distinct)})`],
+    ['duplicates stored', `${fmt(store.rows - store.distinct)} (by wallet ${fmt(store.byWallet - dataset.distinct)}, without a location ${fmt(store.unlocated)}, legs ${fmt(store.legs - 2 * dataset.distinct)})`],
     ['API', `pagination.total ${fmt(apiTotal)}; ${fmt(sampleFound)} of ${fmt(sampleSize)} sampled hashes read back`],
     ['fuzzed requests', `${fmt(fuzz.requests)} (${fmt(fuzz.raw)} malformed HTTP): ${fuzz.outsideEnvelope.length} outside the envelope, ${fuzz.serverErrors.length} 5xx (${statuses}; GET /ready's 503 not ready: ${fuzz.notReady}); ${fuzz.transportErrors.length} without a response (connection closed) in ${(fuzzMs / 1000).toFixed(0)} s`],
     ['bad records', `${fmt(badTotal)} of ${kinds} kinds beside ${fmt(badFigures.validExpected)} valid: ${fmt(badFound)} dead-lettered with a reason, ${fmt(badFigures.validExpected - badFigures.validStored)} valid lost (command: accepted ${fmt(badAccepted)}, rejected ${fmt(badRejected)}; ${(badMs / 1000).toFixed(0)} s)`],

@@ -109,23 +109,25 @@ export async function announceTokens(runtime: Runtime, addresses: string[]): Pro
 }
 
 export async function insertSwaps(runtime: Runtime, rows: SwapRowInput[]): Promise<void> {
-  await storeSwapRows(
-    runtime,
-    rows.map((r) => ({
-      chain_id: r.chain_id ?? 1,
-      hash: lower(r.hash),
-      block_number: r.block_number ?? 19_000_000,
-      timestamp: r.timestamp,
-      wallet_address: lower(r.wallet_address ?? addressFor('wallet-default')),
-      token_sold_address: lower(r.token_sold_address ?? addressFor('token-sold-default')),
-      token_sold_amount: r.token_sold_amount ?? '1000000000000000000',
-      token_bought_address: lower(r.token_bought_address ?? addressFor('token-bought-default')),
-      token_bought_amount: r.token_bought_amount ?? '2000000',
-      value_usd: r.value_usd === undefined ? 100 : r.value_usd,
-      dex: r.dex === undefined ? 'uniswap-v3' : r.dex,
-      ingested_at: r.ingested_at ?? Date.now(),
-    })),
-  )
+  await storeSwapRows(runtime, swapRowValues(rows))
+}
+
+/** Swap rows as the swaps' entry tables take them, with defaults for what a test leaves out. */
+export function swapRowValues(rows: SwapRowInput[]) {
+  return rows.map((r) => ({
+    chain_id: r.chain_id ?? 1,
+    hash: lower(r.hash),
+    block_number: r.block_number ?? 19_000_000,
+    timestamp: r.timestamp,
+    wallet_address: lower(r.wallet_address ?? addressFor('wallet-default')),
+    token_sold_address: lower(r.token_sold_address ?? addressFor('token-sold-default')),
+    token_sold_amount: r.token_sold_amount ?? '1000000000000000000',
+    token_bought_address: lower(r.token_bought_address ?? addressFor('token-bought-default')),
+    token_bought_amount: r.token_bought_amount ?? '2000000',
+    value_usd: r.value_usd === undefined ? 100 : r.value_usd,
+    dex: r.dex === undefined ? 'uniswap-v3' : r.dex,
+    ingested_at: r.ingested_at ?? Date.now(),
+  }))
 }
 
 export async function insertHoldings(runtime: Runtime, rows: HoldingRowInput[]): Promise<void> {

@@ -1,9 +1,10 @@
+import { swapEntryTables } from '../../shared/schema/swaps-schema.js'
 import { createRedis } from '../../shared/redis.js'
 import type { Runtime } from '../../shared/runtime.js'
 import { hourStart, markSwapHoursChanged } from '../../shared/swap-hours.js'
 
 /**
- * Stores swap rows as ingestion does, without the queue: through the swaps entry table
+ * Stores swap rows as ingestion does, without the queue: through the swaps entry tables
  * (whose views keep every access path in step), then marks their hours changed so an
  * API's cached hour counts see them.
  */
@@ -12,7 +13,7 @@ export async function storeSwapRows(
   values: (Record<string, unknown> & { timestamp: number | string })[],
 ): Promise<void> {
   if (values.length === 0) return
-  await runtime.clickhouse.insert({ table: runtime.tables.swapsIncoming, values, format: 'JSONEachRow' })
+  for (const table of swapEntryTables(runtime.tables)) await runtime.clickhouse.insert({ table, values, format: 'JSONEachRow' })
   const hours = new Set(values.map((v) => hourStart(typeof v.timestamp === 'number' ? v.timestamp : Date.parse(`${v.timestamp}Z`))))
   const redis = createRedis(runtime.config.redis.url)
   try {
