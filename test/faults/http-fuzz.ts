@@ -7,8 +7,8 @@ import { Prng } from '../../ingest/sample-data/prng.js'
  * Fuzzed requests against the running API: paths from the real routes with hostile
  * parameters, methods, headers and bodies, plus malformed HTTP on raw sockets. Every
  * response must be the JSON envelope (`{"status":"success","result":...}` or
- * `{"status":"error","message":"..."}`) and none may be a 5xx. GET /metrics is Prometheus
- * text by design: only its status is checked.
+ * `{"status":"error","message":"..."}`) and none may be a 5xx. GET /metrics (Prometheus
+ * text) and GET / (the chart page) are not JSON by design: only their status is checked.
  */
 
 export interface FuzzKnownValues {
@@ -200,7 +200,8 @@ function checkResponse(status: number, contentType: string, body: string, method
   if (readiness) result.notReady++
   else if (status >= 500) result.serverErrors.push(`${status} ${label} ${body.slice(0, 200)}`)
   if (method === 'HEAD' || status === 304) return
-  if (/^\/metrics\/?(\?|$)/i.test(label.split(' ')[1] ?? '') && status === 200) return
+  // Not JSON by design: GET /metrics is Prometheus text, GET / the chart page (HTML; it reads no parameter).
+  if (/^\/(metrics\/?)?(\?|$)/i.test(label.split(' ')[1] ?? '') && status === 200) return
   let parsed: unknown
   try {
     parsed = contentType.includes('application/json') ? JSON.parse(body) : undefined
