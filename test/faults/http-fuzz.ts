@@ -1,6 +1,6 @@
 import { request, Agent, type OutgoingHttpHeaders } from 'node:http'
 import { connect } from 'node:net'
-import { gzipSync } from 'node:zlib'
+import { brotliDecompressSync, gunzipSync, gzipSync, inflateSync } from 'node:zlib'
 import { Prng } from '../../ingest/sample-data/prng.js'
 
 /**
@@ -193,6 +193,18 @@ function isEnvelope(value: unknown): boolean {
   return v.status === 'error' && typeof v.message === 'string' && v.message.length > 0
 }
 
+/** The body as the client asked for it (`accept-encoding`): compressed answers are decoded first; one that does not decode stays raw and fails the envelope check. */
+function decoded(body: Buffer, encoding: string): string {
+  try {
+    if (encoding === 'gzip') return gunzipSync(body).toString('utf8')
+    if (encoding === 'br') return brotliDecompressSync(body).toString('utf8')
+    if (encoding === 'deflate') return inflateSync(body).toString('utf8')
+  } catch {
+    // fall through: the raw bytes
+  }
+  return body.toString('utf8')
+}
+
 function checkResponse(status: number, contentType: string, body: string, method: string, label: string, result: FuzzResult): void {
   result.byStatus.set(status, (result.byStatus.get(status) ?? 0) + 1)
   // GET /ready answers 503 by design when a check does not answer within 2 s (counted apart).
@@ -259,7 +271,8 @@ export async function fuzzHttp(port: number, known: FuzzKnownValues, total: numb
           const chunks: Buffer[] = []
           res.on('data', (d: Buffer) => chunks.push(d))
           res.on('end', () => {
-            checkResponse(res.statusCode ?? 0, String(res.headers['content-type'] ?? ''), Buffer.concat(chunks).toString('utf8'), method, label, result)
+            const text = decoded(Buffer.concat(chunks), String(res.headers['content-encoding'] ?? ''))
+            checkResponse(res.statusCode ?? 0, String(res.headers['content-type'] ?? ''), text, method, label, result)
             resolve()
           })
           res.on('error', (err) => {
