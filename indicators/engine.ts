@@ -9,18 +9,11 @@ import type { IndicatorJobResult } from '../shared/queues.js'
 import type { Redis } from '../shared/redis.js'
 import type { Tables } from '../shared/tables.js'
 import { technicalAnalysisKey } from '../shared/technical-analysis.js'
-import {
-  addressRanges,
-  advanceState,
-  readCandlesSince,
-  readHistories,
-  stateFromHistory,
-  type HistoryFilter,
-  type TokenHistory,
-} from './candle-series.js'
+import { addressRanges, advanceState, readCandlesSince, stateFromHistory } from './candle-series.js'
 import { technicalAnalysisOf, type TokenMeta } from './compute-indicators.js'
 import { IndicatorStateStore } from './indicator-states.js'
 import { RecomputeLocks } from './recompute-lock.js'
+import { readHistories, type HistoryFilter, type TokenHistory } from './token-histories.js'
 import { bareTokenMeta, readTokenMetadata } from './token-metadata.js'
 
 export interface EngineDeps {
@@ -111,7 +104,9 @@ export class IndicatorEngine {
   /**
    * Every token with closed candles, from its stored candles: one query per slice of the
    * address space, the next one already running in ClickHouse while JavaScript computes
-   * and writes the previous one. A token locked by another process is skipped (it writes it).
+   * and writes the previous one. A batch's results go to Redis while the next batch is
+   * computed (at most MAX_WRITES_IN_FLIGHT unanswered), its locks released once they are
+   * stored. A token locked by another process is skipped (it writes it).
    */
   async recomputeAll(): Promise<RecomputeAllResult> {
     const { clickhouse, tables } = this.deps
@@ -124,32 +119,44 @@ export class IndicatorEngine {
     totals.readMs += performance.now() - t
     const ranges = addressRanges(this.slices)
     const fetch = (i: number) => readHistories(clickhouse, tables, { lo: ranges[i]![0], hi: ranges[i]![1] }, lastClosed)
-    let next = fetch(0)
-    for (let i = 0; i < ranges.length; i++) {
-      t = performance.now()
-      const histories = await next
-      totals.readMs += performance.now() - t
-      if (i + 1 < ranges.length) {
-        next = fetch(i + 1)
-        next.catch(() => undefined) // surfaced when awaited; never an unhandled rejection meanwhile
-      }
-      for (let b = 0; b < histories.length; b += this.batchSize) {
-        const batch = histories.slice(b, b + this.batchSize)
-        totals.tokens += batch.length
+    const writes = new WritesInFlight(totals)
+    try {
+      let next = fetch(0)
+      for (let i = 0; i < ranges.length; i++) {
         t = performance.now()
-        const held = new Set(await this.locks.acquireMany(batch.map((h) => h.contractAddress)))
-        totals.redisMs += performance.now() - t
-        try {
-          const mine = batch.filter((h) => held.has(h.contractAddress))
-          totals.skipped += batch.length - mine.length
-          totals.written += await this.computeAndWrite(mine, metadata, lastClosed, now, totals)
-        } finally {
+        const histories = await next
+        totals.readMs += performance.now() - t
+        if (i + 1 < ranges.length) {
+          next = fetch(i + 1)
+          next.catch(() => undefined) // surfaced when awaited; never an unhandled rejection meanwhile
+        }
+        for (let b = 0; b < histories.length; b += this.batchSize) {
+          const batch = histories.slice(b, b + this.batchSize)
+          totals.tokens += batch.length
           t = performance.now()
-          await this.locks.release([...held])
+          const held = await this.locks.acquireMany(batch.map((h) => h.contractAddress))
           totals.redisMs += performance.now() - t
+          const holding = new Set(held)
+          const mine = batch.filter((h) => holding.has(h.contractAddress))
+          totals.skipped += batch.length - mine.length
+          let sent: Promise<void>
+          try {
+            t = performance.now()
+            const states = mine.map((h): [string, IndicatorState] => [h.contractAddress, stateFromHistory(h, lastClosed)])
+            totals.mathMs += performance.now() - t
+            sent = this.send(states, metadata, now, totals)
+            totals.written += states.length
+          } catch (err) {
+            sent = Promise.reject(err)
+          }
+          await writes.add(sent.finally(() => this.locks.release(held)))
         }
       }
+    } catch (err) {
+      await writes.drain().catch(() => undefined) // the locks are released; the first error is the one to report
+      throw err
     }
+    await writes.drain()
     return totals
   }
 
@@ -347,20 +354,72 @@ export class IndicatorEngine {
     now: number,
     times: RunTimes,
   ): Promise<void> {
-    if (states.length === 0) return
-    let t = performance.now()
+    const sent = this.send(states, metadata, now, times)
+    const t = performance.now()
+    await sent
+    times.redisMs += performance.now() - t
+  }
+
+  /**
+   * Sends each token's result and state together: one MULTI holding one MSET of the
+   * results and one HSET of the states (two commands to encode, however many tokens).
+   * The results are computed here (math time); resolves once Redis has stored them.
+   */
+  private send(
+    states: ReadonlyArray<readonly [string, IndicatorState]>,
+    metadata: Map<string, TokenMeta>,
+    now: number,
+    times: RunTimes,
+  ): Promise<void> {
+    if (states.length === 0) return Promise.resolve()
+    const t = performance.now()
     const computedAt = new Date(now)
-    const multi = this.deps.redis.multi()
+    const results = new Map<string, string>()
     for (const [token, state] of states) {
       const result = technicalAnalysisOf(state, metadata.get(token) ?? bareTokenMeta(token), computedAt)
-      multi.set(technicalAnalysisKey(this.deps.redisPrefix, token), JSON.stringify(result))
+      results.set(technicalAnalysisKey(this.deps.redisPrefix, token), JSON.stringify(result))
     }
     times.mathMs += performance.now() - t
-    t = performance.now()
+    const multi = this.deps.redis.multi()
+    multi.mset(results)
     this.states.write(multi, states)
-    const replies = (await multi.exec()) ?? []
-    for (const [err] of replies) if (err) throw err
-    times.redisMs += performance.now() - t
+    return multi.exec().then((replies) => {
+      for (const [err] of replies ?? []) if (err) throw err
+    })
+  }
+}
+
+/** Most batches of a full recompute sent to Redis and not yet answered: computing goes on meanwhile, memory stays bounded. */
+const MAX_WRITES_IN_FLIGHT = 2
+
+/** The unanswered writes of a full recompute; the time spent waiting for them counts as Redis time. */
+class WritesInFlight {
+  private readonly pending: Array<Promise<unknown>> = []
+
+  constructor(private readonly times: RunTimes) {}
+
+  /** Adds a write; waits for the oldest while more than MAX_WRITES_IN_FLIGHT are unanswered. Rejects with a failed write. */
+  async add(write: Promise<unknown>): Promise<void> {
+    write.catch(() => undefined) // surfaced when awaited; never an unhandled rejection meanwhile
+    this.pending.push(write)
+    while (this.pending.length > MAX_WRITES_IN_FLIGHT) await this.wait(this.pending.shift()!)
+  }
+
+  /** Waits for every write still unanswered (all of them, even after one failed); rejects with the first failure. */
+  async drain(): Promise<void> {
+    const t = performance.now()
+    const outcomes = await Promise.allSettled(this.pending.splice(0))
+    this.times.redisMs += performance.now() - t
+    for (const outcome of outcomes) if (outcome.status === 'rejected') throw outcome.reason
+  }
+
+  private async wait(write: Promise<unknown>): Promise<void> {
+    const t = performance.now()
+    try {
+      await write
+    } finally {
+      this.times.redisMs += performance.now() - t
+    }
   }
 }
 

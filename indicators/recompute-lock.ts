@@ -2,6 +2,14 @@ import { randomBytes } from 'node:crypto'
 import type { Redis } from '../shared/redis.js'
 import { redisKey } from '../shared/redis.js'
 
+/** Takes every free lock among KEYS (SET NX PX, owner ARGV[1], TTL ARGV[2] ms); returns the 1-based positions taken. */
+const ACQUIRE = `
+local held = {}
+for i, key in ipairs(KEYS) do
+  if redis.call('SET', key, ARGV[1], 'PX', ARGV[2], 'NX') then held[#held + 1] = i end
+end
+return held`
+
 /** Deletes a lock only if it still holds our token (never someone else's after our TTL ran out). */
 const RELEASE = `
 local released = 0
@@ -30,18 +38,12 @@ export class RecomputeLocks {
     return redisKey(this.prefix, 'ta-lock', contractAddress)
   }
 
-  /** Takes every free lock in one round trip; returns the tokens now held. */
-  async acquireMany(addresses: string[]): Promise<string[]> {
+  /** Takes every free lock in one round trip (one script: one command to encode, however many tokens); returns the tokens now held. */
+  async acquireMany(addresses: readonly string[]): Promise<string[]> {
     if (addresses.length === 0) return []
-    const pipeline = this.redis.pipeline()
-    for (const address of addresses) pipeline.set(this.key(address), this.owner, 'PX', this.ttlMs, 'NX')
-    const results = (await pipeline.exec()) ?? []
-    const held: string[] = []
-    results.forEach(([err, reply], i) => {
-      if (err) throw err
-      if (reply === 'OK') held.push(addresses[i]!)
-    })
-    return held
+    const taken = await this.redis.eval(ACQUIRE, addresses.length, ...addresses.map((a) => this.key(a)), this.owner, this.ttlMs)
+    if (!Array.isArray(taken)) throw new Error(`lock script answered ${typeof taken}, not a list`)
+    return taken.map((position) => addresses[Number(position) - 1]!)
   }
 
   /** Waits (polling) until the token's lock is free and takes it; false after `waitMs`. */
@@ -55,7 +57,7 @@ export class RecomputeLocks {
     }
   }
 
-  async release(addresses: string[]): Promise<void> {
+  async release(addresses: readonly string[]): Promise<void> {
     if (addresses.length === 0) return
     await this.redis.eval(RELEASE, addresses.length, ...addresses.map((a) => this.key(a)), this.owner)
   }

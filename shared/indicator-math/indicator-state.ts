@@ -112,46 +112,73 @@ export class IndicatorState {
 
   /** Feeds the next candle of the grid. */
   push(time: number, high: number, low: number, close: number, volume: number): void {
+    // The scalars are read into locals and written back once, and the undo record is
+    // copied element by element (copyWithin is a runtime call per use): a push is a few
+    // float operations, so these costs dominated it. The operations and their order are
+    // unchanged, so the bits are too.
     const s = this.s
-    const n = s[H_COUNT]!
+    const n = s[H_COUNT]! | 0 // an integer: the modulos below are then integer ones, not fmod
     const t = TAIL + (n % PIVOT_CANDLES) * TAIL_FIELDS
     const c = CLOSES + (n % SMA_WINDOW)
+    const previous = s[H_PREVIOUS_CLOSE]!
+    let gain = s[H_GAIN]!
+    let loss = s[H_LOSS]!
+    let slow = s[H_SLOW]!
+    let fast = s[H_FAST]!
+    let signal = s[H_SIGNAL]!
+    let macd = s[H_MACD]!
     s[UNDO] = 1
-    s.copyWithin(UNDO_HEADER, H_COUNT, HEADER)
-    s.copyWithin(UNDO_TAIL, t, t + TAIL_FIELDS)
+    s[UNDO_HEADER + H_COUNT - H_COUNT] = n
+    s[UNDO_HEADER + H_TIME - H_COUNT] = s[H_TIME]!
+    s[UNDO_HEADER + H_PREVIOUS_CLOSE - H_COUNT] = previous
+    s[UNDO_HEADER + H_GAIN - H_COUNT] = gain
+    s[UNDO_HEADER + H_LOSS - H_COUNT] = loss
+    s[UNDO_HEADER + H_SLOW - H_COUNT] = slow
+    s[UNDO_HEADER + H_FAST - H_COUNT] = fast
+    s[UNDO_HEADER + H_SIGNAL - H_COUNT] = signal
+    s[UNDO_HEADER + H_MACD - H_COUNT] = macd
+    s[UNDO_TAIL] = s[t]!
+    s[UNDO_TAIL + 1] = s[t + 1]!
+    s[UNDO_TAIL + 2] = s[t + 2]!
+    s[UNDO_TAIL + 3] = s[t + 3]!
     s[UNDO_CLOSE] = s[c]!
     if (n > 0) {
-      const change = close - s[H_PREVIOUS_CLOSE]!
-      const gain = change > 0 ? change : 0
-      const loss = change < 0 ? -change : 0
+      const change = close - previous
+      const up = change > 0 ? change : 0
+      const down = change < 0 ? -change : 0
       if (n < RSI_PERIOD) {
-        s[H_GAIN] = s[H_GAIN]! + gain
-        s[H_LOSS] = s[H_LOSS]! + loss
+        gain = gain + up
+        loss = loss + down
       } else if (n === RSI_PERIOD) {
-        s[H_GAIN] = (s[H_GAIN]! + gain) / RSI_PERIOD
-        s[H_LOSS] = (s[H_LOSS]! + loss) / RSI_PERIOD
+        gain = (gain + up) / RSI_PERIOD
+        loss = (loss + down) / RSI_PERIOD
       } else {
-        s[H_GAIN] = (s[H_GAIN]! * (RSI_PERIOD - 1) + gain) / RSI_PERIOD
-        s[H_LOSS] = (s[H_LOSS]! * (RSI_PERIOD - 1) + loss) / RSI_PERIOD
+        gain = (gain * (RSI_PERIOD - 1) + up) / RSI_PERIOD
+        loss = (loss * (RSI_PERIOD - 1) + down) / RSI_PERIOD
       }
     }
     if (n < FIRST_MACD) {
-      s[H_SLOW] = s[H_SLOW]! + close
-      if (n >= MACD_SLOW - MACD_FAST) s[H_FAST] = s[H_FAST]! + close
+      slow = slow + close
+      if (n >= MACD_SLOW - MACD_FAST) fast = fast + close
     } else {
       if (n === FIRST_MACD) {
-        s[H_SLOW] = (s[H_SLOW]! + close) / MACD_SLOW
-        s[H_FAST] = (s[H_FAST]! + close) / MACD_FAST
+        slow = (slow + close) / MACD_SLOW
+        fast = (fast + close) / MACD_FAST
       } else {
-        s[H_SLOW] = (close - s[H_SLOW]!) * SLOW_K + s[H_SLOW]!
-        s[H_FAST] = (close - s[H_FAST]!) * FAST_K + s[H_FAST]!
+        slow = (close - slow) * SLOW_K + slow
+        fast = (close - fast) * FAST_K + fast
       }
-      const macd = s[H_FAST]! - s[H_SLOW]!
-      s[H_MACD] = macd
-      if (n < FIRST_SIGNAL) s[H_SIGNAL] = s[H_SIGNAL]! + macd
-      else if (n === FIRST_SIGNAL) s[H_SIGNAL] = (s[H_SIGNAL]! + macd) / MACD_SIGNAL
-      else s[H_SIGNAL] = (macd - s[H_SIGNAL]!) * SIGNAL_K + s[H_SIGNAL]!
+      macd = fast - slow
+      if (n < FIRST_SIGNAL) signal = signal + macd
+      else if (n === FIRST_SIGNAL) signal = (signal + macd) / MACD_SIGNAL
+      else signal = (macd - signal) * SIGNAL_K + signal
     }
+    s[H_GAIN] = gain
+    s[H_LOSS] = loss
+    s[H_SLOW] = slow
+    s[H_FAST] = fast
+    s[H_SIGNAL] = signal
+    s[H_MACD] = macd
     s[t] = high
     s[t + 1] = low
     s[t + 2] = close
@@ -170,7 +197,7 @@ export class IndicatorState {
   undoLast(): boolean {
     const s = this.s
     if (s[UNDO] !== 1) return false
-    const n = s[UNDO_HEADER]! // the count before the last push
+    const n = s[UNDO_HEADER]! | 0 // the count before the last push
     const t = TAIL + (n % PIVOT_CANDLES) * TAIL_FIELDS
     s.copyWithin(H_COUNT, UNDO_HEADER, UNDO_TAIL)
     s.copyWithin(t, UNDO_TAIL, UNDO_TAIL + TAIL_FIELDS)
