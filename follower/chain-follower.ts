@@ -7,14 +7,24 @@ import { AdaptiveLogReader } from './adaptive-log-reader.js'
 import type { ChainRpc, BlockHeader } from './chain-rpc.js'
 import { FollowerStateStore, type FollowerState, type SettledState, type WindowBlock } from './follower-state.js'
 import { FollowerStats } from './follower-stats.js'
+import { FinalizedRecords, tradedByBlock, type FinalityWork } from './finalized-records.js'
+import { HoldingWallets } from './holding-wallets.js'
+import { HoldingsReader, type FollowedHoldingRecord } from './holdings-reader.js'
 import { FollowerStopped, waitForJobs } from './job-acks.js'
 import { PoolRegistry } from './pool-registry.js'
 import { extractSwaps, retractionOf, type Extraction } from './swap-extraction.js'
 import { TokenMetadataReader } from './token-metadata.js'
+import { PriceSlots, type FollowedPriceRecord } from './trade-prices.js'
 import { UsdPrices } from './usd-prices.js'
 
 /** Blocks read per live step at most (the head's neighbourhood, header by header). */
 const LIVE_STEP_BLOCKS = 50
+
+const NO_FINAL_RECORDS = { prices: [], holdings: [] }
+
+function hasFinalityWork(b: FinalityWork): boolean {
+  return (b.prices?.length ?? 0) > 0 || (b.traded?.length ?? 0) > 0
+}
 
 export interface FollowerProgress {
   mode: 'history' | 'live'
@@ -41,7 +51,10 @@ export interface ChainFollowerDeps {
  * window of (number, hash) with what would retract each block's swaps. A block whose parent
  * hash does not match the window is a reorg: the follower walks back to the common
  * ancestor, retracts the orphaned blocks' swaps through the queue, and reads the canonical
- * blocks. The checkpoint moves only once the queue has acknowledged a step's jobs (see
+ * blocks. What cannot be retracted waits for finality: a block's price records, and the
+ * holdings its swaps changed (balanceOf at the newest finalized block), are sent in the
+ * step where the block leaves the window (history ranges are final when read). The
+ * checkpoint moves only once the queue has acknowledged a step's jobs (see
  * FollowerState.pending), so a SIGKILL at any point neither skips nor doubles anything.
  */
 export class ChainFollower {
@@ -53,6 +66,8 @@ export class ChainFollower {
   private pools!: PoolRegistry
   private metadata!: TokenMetadataReader
   private prices!: UsdPrices
+  private finalized!: FinalizedRecords
+  private readonly priceSlots = new PriceSlots()
   private stopping = false
   private loop: Promise<void> | null = null
   private wake: (() => void) | null = null
@@ -63,6 +78,12 @@ export class ChainFollower {
 
   get checkpoint() {
     return this.state.checkpoint
+  }
+
+  /** The newest block whose price and holding records are sent (every block before it is final and done). */
+  get finalizedThrough(): number {
+    const first = this.state.window[0]
+    return first === undefined ? this.state.checkpoint.number : first.number - 1
   }
 
   /** Connects, settles a step left pending by a previous run, and starts following. */
@@ -85,6 +106,8 @@ export class ChainFollower {
       const d = this.metadata.known(t)?.record?.decimals
       return d === undefined ? undefined : Number(d)
     }, this.state.prices)
+    const holdings = new HoldingsReader(rpc, logger, (token, balance) => this.usdValue(token, balance))
+    this.finalized = new FinalizedRecords(rpc, new HoldingWallets(config.holdings.wallets, config.holdings.trackedWalletsFile), holdings, logger)
     logger.info('following', { chainId: this.chainId, url: rpc.url, checkpoint: this.state.checkpoint.number })
     this.loop = this.run()
   }
@@ -145,7 +168,8 @@ export class ChainFollower {
     const extraction = await extractSwaps(logs, this.extractionDeps())
     const [header] = await this.deps.rpc.headers([to])
     if (!header) throw new Error(`block ${to} not found below the finalized head`)
-    await this.deliver(extraction, { checkpoint: { number: to, hash: header.hash }, window: [], prices: this.prices.snapshot() }, `${from}-${to}`)
+    const final = await this.finalized.of([{ prices: [...extraction.prices.values()].flat(), traded: [...tradedByBlock(extraction.swaps).values()].flat() }], finalHead)
+    await this.deliver(extraction, final, { checkpoint: { number: to, hash: header.hash }, window: [], prices: this.prices.snapshot() }, `${from}-${to}`)
     this.stats.blocks += to - from + 1
     this.deps.onProgress?.({ mode: 'history', block: to, head, stats: this.stats.snapshot() })
   }
@@ -162,7 +186,11 @@ export class ChainFollower {
       await this.retractToAncestor(head)
       return false
     }
-    if (next > head) return true
+    const finalHead = head - config.finalityDepth
+    if (next > head) {
+      await this.finalizeWindow(finalHead)
+      return true
+    }
     // The new blocks must chain onto the checkpoint; otherwise the chain moved while we read.
     let parent = cp.hash
     const fresh: BlockHeader[] = []
@@ -184,14 +212,40 @@ export class ChainFollower {
     }
     const base: WindowBlock[] =
       this.state.window.length === 0 && cp.hash !== null ? [{ number: cp.number, hash: cp.hash, retractions: [] }] : this.state.window
-    const window = [...base, ...fresh.map((h) => ({ number: h.number, hash: h.hash, retractions: retractions.get(h.hash) ?? [] }))].filter(
-      (b, i, all) => b.number > head - config.finalityDepth || i === all.length - 1,
-    )
+    const traded = config.holdings.wallets === 'off' ? new Map<string, Array<[string, string]>>() : tradedByBlock(extraction.swaps)
+    const blocks: WindowBlock[] = [
+      ...base,
+      ...fresh.map((h) => ({ number: h.number, hash: h.hash, retractions: retractions.get(h.hash) ?? [], prices: extraction.prices.get(h.hash) ?? [], traded: traded.get(h.hash) ?? [] })),
+    ]
+    // The swaps first (what the API's freshness waits for); final blocks with records still
+    // to send stay in the window until finalizeWindow has sent them.
+    const window = blocks.filter((b, i) => b.number > finalHead || i === blocks.length - 1 || hasFinalityWork(b))
     const last = fresh[fresh.length - 1]!
-    await this.deliver(extraction, { checkpoint: { number: last.number, hash: last.hash }, window, prices: this.prices.snapshot() }, `${next}-${last.hash.slice(2, 18)}`)
+    await this.deliver(extraction, NO_FINAL_RECORDS, { checkpoint: { number: last.number, hash: last.hash }, window, prices: this.prices.snapshot() }, `${next}-${last.hash.slice(2, 18)}`)
     this.stats.blocks += fresh.length
     this.deps.onProgress?.({ mode: 'live', block: last.number, head, stats: this.stats.snapshot() })
+    await this.finalizeWindow(finalHead)
     return false
+  }
+
+  /** Sends the price and holding records of the window's blocks that are final, then drops those blocks. */
+  private async finalizeWindow(finalHead: number): Promise<void> {
+    const window = this.state.window
+    const stays = (b: WindowBlock, i: number) => b.number > finalHead || i === window.length - 1
+    const final = window.filter((b, i) => !stays(b, i))
+    if (final.length === 0) return
+    const records = await this.finalized.of(final, finalHead)
+    const next: SettledState = { checkpoint: this.state.checkpoint, window: window.filter(stays), prices: this.prices.snapshot() }
+    await this.sendAndSettle(
+      [
+        { type: 'price', records: records.prices },
+        { type: 'holding', records: records.holdings },
+      ],
+      next,
+      `final-${final[0]!.number}-${final[final.length - 1]!.hash.slice(2, 18)}`,
+    )
+    this.stats.prices += records.prices.length
+    this.stats.holdings += records.holdings.length
   }
 
   /** The checkpoint's block is no longer canonical: retract back to the newest window block that still is. */
@@ -226,11 +280,19 @@ export class ChainFollower {
     this.stats.retracted += retractions.length
   }
 
-  private async deliver(extraction: Extraction, next: SettledState, tag: string): Promise<void> {
+  /** A step's records: its swaps and new tokens, and the price and holding records of the blocks that became final. */
+  private async deliver(
+    extraction: Extraction,
+    final: { prices: FollowedPriceRecord[]; holdings: FollowedHoldingRecord[] },
+    next: SettledState,
+    tag: string,
+  ): Promise<void> {
     await this.sendAndSettle(
       [
         { type: 'token', records: extraction.tokens },
         { type: 'swap', records: extraction.swaps.map((s) => s.record) },
+        { type: 'price', records: final.prices },
+        { type: 'holding', records: final.holdings },
       ],
       next,
       tag,
@@ -239,6 +301,17 @@ export class ChainFollower {
     this.stats.swapLogs += extraction.swapLogs
     this.stats.swaps += extraction.swaps.length
     this.stats.tokens += extraction.tokens.length
+    this.stats.prices += final.prices.length
+    this.stats.holdings += final.holdings.length
+  }
+
+  /** USD value of a raw balance at the token's current price (cents), or null when its price or decimals are unknown. */
+  private usdValue(token: string, balance: bigint): number | null {
+    const price = this.prices.priceOf(token)
+    const decimals = this.metadata.known(token)?.record?.decimals
+    if (price === undefined || decimals === undefined) return null
+    const value = (Number(balance) / 10 ** Number(decimals)) * price
+    return Number.isFinite(value) ? Math.round(value * 100) / 100 : null
   }
 
   /** Write-ahead the state that holds once the jobs are acknowledged, send them, wait, settle. */
@@ -256,6 +329,6 @@ export class ChainFollower {
   }
 
   private extractionDeps() {
-    return { rpc: this.deps.rpc, pools: this.pools, metadata: this.metadata, prices: this.prices, chainId: this.chainId }
+    return { rpc: this.deps.rpc, pools: this.pools, metadata: this.metadata, prices: this.prices, priceSlots: this.priceSlots, chainId: this.chainId }
   }
 }

@@ -1,11 +1,19 @@
 import { redisKey, type Redis } from '../shared/redis.js'
 import type { SwapRetractionRecord } from '../shared/records.js'
+import type { FollowedPriceRecord } from './trade-prices.js'
 
-/** A block of the unfinalized window, with what would retract its swaps if it were orphaned. */
+/**
+ * A block of the unfinalized window, with what would retract its swaps if it were orphaned,
+ * and what waits for it to be final: its trades' price records (a price record cannot be
+ * retracted) and the (wallet, token) pairs whose holdings its swaps changed (holdings are
+ * read at the finalized block). Absent in a state written before these were kept.
+ */
 export interface WindowBlock {
   number: number
   hash: string
   retractions: SwapRetractionRecord[]
+  prices?: FollowedPriceRecord[]
+  traded?: Array<[string, string]>
 }
 
 export interface Checkpoint {

@@ -9,6 +9,10 @@ export class FollowerStats {
   reorgs = 0
   retracted = 0
   unnetted = 0
+  /** Price records sent (trades of blocks that became final). */
+  prices = 0
+  /** Holding records sent (balances read at the finalized block). */
+  holdings = 0
   private readonly reasonsKey: string
   private readonly examplesKey: string
 
@@ -40,7 +44,7 @@ export class FollowerStats {
   }
 
   snapshot() {
-    const { blocks, swapLogs, swaps, tokens, reorgs, retracted, unnetted } = this
-    return { blocks, swapLogs, swaps, tokens, reorgs, retracted, unnetted }
+    const { blocks, swapLogs, swaps, tokens, reorgs, retracted, unnetted, prices, holdings } = this
+    return { blocks, swapLogs, swaps, tokens, reorgs, retracted, unnetted, prices, holdings }
   }
 }

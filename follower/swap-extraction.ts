@@ -4,7 +4,8 @@ import type { ChainRpc } from './chain-rpc.js'
 import { netTransaction, type SwapLeg } from './net-swaps.js'
 import type { PoolRegistry } from './pool-registry.js'
 import type { TokenMetadataReader } from './token-metadata.js'
-import type { UsdPrices } from './usd-prices.js'
+import { TradePrices, type FollowedPriceRecord, type PriceSlots } from './trade-prices.js'
+import type { PricedToken, UsdPrices } from './usd-prices.js'
 
 /** A swap record as the follower builds it (a valid `swap` record of shared/records.ts). */
 export interface FollowedSwapRecord {
@@ -32,6 +33,8 @@ export interface Extraction {
   /** Transactions with swaps that are not one swap, with why. */
   unnetted: Array<{ hash: string; reason: string }>
   swapLogs: number
+  /** Price records of the trades (every swap log of a pricing pool, netted or not), by block hash. */
+  prices: Map<string, FollowedPriceRecord[]>
 }
 
 export interface ExtractionDeps {
@@ -39,6 +42,7 @@ export interface ExtractionDeps {
   pools: PoolRegistry
   metadata: TokenMetadataReader
   prices: UsdPrices
+  priceSlots: PriceSlots
   chainId: number
 }
 
@@ -86,23 +90,31 @@ export async function extractSwaps(logs: readonly RawLog[], deps: ExtractionDeps
     if (record) tokens.push(record)
   }
 
-  // Legs by transaction, in chain order; prices move with each pool state.
+  // Legs by transaction, in chain order; prices move with each pool state. A V2 pool's
+  // Sync (also emitted by liquidity changes) precedes its Swap: the price is a trade's at the Swap.
   const byTx = new Map<string, { legs: SwapLeg[]; block: number; blockHash: string; last: RawLog }>()
-  const valueAt = new Map<string, number | null>()
+  const tradePrices = new TradePrices(deps.priceSlots)
+  const syncedPrices = new Map<string, PricedToken[]>()
+  const logBlocks = new Set<number>()
   let swapLogs = 0
   for (const log of followed) {
-    const pool = pools.get(log.address.toLowerCase())!
+    const poolAddress = log.address.toLowerCase()
+    const pool = pools.get(poolAddress)!
     if (log.topics[0] === TOPICS.v2Sync) {
       const s = decodeV2Sync(log)
-      prices.observeReserves(pool, s.reserve0, s.reserve1)
+      syncedPrices.set(poolAddress, prices.observeReserves(pool, s.reserve0, s.reserve1))
       continue
     }
     swapLogs++
+    logBlocks.add(Number(log.blockNumber))
     let d: { delta0: bigint; delta1: bigint }
-    if (log.topics[0] === TOPICS.v2Swap) d = decodeV2Swap(log)
-    else {
+    if (log.topics[0] === TOPICS.v2Swap) {
+      d = decodeV2Swap(log)
+      tradePrices.add(log.blockHash, syncedPrices.get(poolAddress) ?? [])
+      syncedPrices.delete(poolAddress)
+    } else {
       const v3 = decodeV3Swap(log)
-      prices.observeV3(pool, v3.sqrtPriceX96, v3.liquidity)
+      tradePrices.add(log.blockHash, prices.observeV3(pool, v3.sqrtPriceX96, v3.liquidity))
       d = v3
     }
     const leg: SwapLeg = { dex: pool.dex, deltas: [{ token: pool.token0, amount: d.delta0 }, { token: pool.token1, amount: d.delta1 }] }
@@ -112,12 +124,11 @@ export async function extractSwaps(logs: readonly RawLog[], deps: ExtractionDeps
       entry.legs.push(leg)
       entry.last = log
     } else byTx.set(hash, { legs: [leg], block: Number(log.blockNumber), blockHash: log.blockHash, last: log })
-    valueAt.set(hash, null)
   }
 
   const netted = [...byTx].map(([hash, e]) => ({ hash, e, net: netTransaction(e.legs) }))
-  const swapBlocks = [...new Set(netted.filter((n) => !('reason' in n.net)).map((n) => n.e.block))]
-  const { senders, times } = await rpc.blocksWithSenders(swapBlocks)
+  // Every block with a swap: the swaps need their senders, the price records their times.
+  const { senders, times } = await rpc.blocksWithSenders([...logBlocks])
   for (const [hash, t] of timestamps ?? []) times.set(hash, t)
 
   const swaps: ExtractedSwap[] = []
@@ -149,7 +160,7 @@ export async function extractSwaps(logs: readonly RawLog[], deps: ExtractionDeps
       blockHash: e.blockHash,
     })
   }
-  return { swaps, tokens, unnetted, swapLogs }
+  return { swaps, tokens, unnetted, swapLogs, prices: tradePrices.records(times) }
 }
 
 /** The swap's USD value: from its stablecoin side, else its WETH side, else whichever side has a price. */

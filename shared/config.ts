@@ -151,9 +151,14 @@ const envSchema = z.object({
   FOLLOW_MAX_LOG_RANGE: z.coerce.number().int().min(1).default(2_000),
   /** Pools with less than this (USD, both sides) are not used for prices. */
   FOLLOW_MIN_LIQUIDITY_USD: z.coerce.number().min(0).default(10_000),
+  /** Whose holdings the follower reads (balanceOf at the finalized block when they trade): every wallet it sees swap, TRACKED_WALLETS_FILE's, or none. */
+  FOLLOW_HOLDINGS: z.enum(['all', 'listed', 'off']).default('all'),
 }).refine((e) => e.HTTP_HEADERS_TIMEOUT_MS <= e.HTTP_REQUEST_TIMEOUT_MS, {
   path: ['HTTP_HEADERS_TIMEOUT_MS'],
   message: 'must not exceed HTTP_REQUEST_TIMEOUT_MS',
+}).refine((e) => e.FOLLOW_HOLDINGS !== 'listed' || e.TRACKED_WALLETS_FILE !== undefined, {
+  path: ['FOLLOW_HOLDINGS'],
+  message: 'listed needs TRACKED_WALLETS_FILE (the wallets whose holdings to read)',
 }).refine((e) => e.CLICKHOUSE_CLUSTER === undefined || e.CLICKHOUSE_URL !== undefined, {
   path: ['CLICKHOUSE_CLUSTER'],
   message: 'needs CLICKHOUSE_URL (a cluster is made of ClickHouse servers, not the embedded engine)',
@@ -233,6 +238,8 @@ export interface FollowerConfig {
   pollMs: number
   maxLogRange: number
   minLiquidityUsd: number
+  /** Whose holdings are read: every wallet seen swapping, the tracked-wallets file's, or none. */
+  holdings: { wallets: 'all' | 'listed' | 'off'; trackedWalletsFile: string | null }
 }
 
 export class ConfigError extends Error {}
@@ -309,6 +316,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       pollMs: e.FOLLOW_POLL_MS,
       maxLogRange: e.FOLLOW_MAX_LOG_RANGE,
       minLiquidityUsd: e.FOLLOW_MIN_LIQUIDITY_USD,
+      holdings: { wallets: e.FOLLOW_HOLDINGS, trackedWalletsFile: e.TRACKED_WALLETS_FILE ?? null },
     },
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
   }

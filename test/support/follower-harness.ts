@@ -87,6 +87,15 @@ export async function waitForCheckpoint(follower: ChainFollower, block: number, 
   }
 }
 
+/** Waits until the follower has sent the price and holding records of `block` (final) and every block before it. */
+export async function waitForFinalized(follower: ChainFollower, block: number, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (follower.finalizedThrough < block) {
+    if (Date.now() > deadline) throw new Error(`follower final through block ${follower.finalizedThrough}, not ${block}, after ${timeoutMs} ms`)
+    await new Promise((r) => setTimeout(r, 25))
+  }
+}
+
 const TRANSFER = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef'
 
 /**
