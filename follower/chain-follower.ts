@@ -20,8 +20,6 @@ import { UsdPrices } from './usd-prices.js'
 /** Blocks read per live step at most (the head's neighbourhood, header by header). */
 const LIVE_STEP_BLOCKS = 50
 
-const NO_FINAL_RECORDS = { prices: [], holdings: [] }
-
 function hasFinalityWork(b: FinalityWork): boolean {
   return (b.prices?.length ?? 0) > 0 || (b.traded?.length ?? 0) > 0
 }
@@ -52,8 +50,9 @@ export interface ChainFollowerDeps {
  * hash does not match the window is a reorg: the follower walks back to the common
  * ancestor, retracts the orphaned blocks' swaps through the queue, and reads the canonical
  * blocks. What cannot be retracted waits for finality: a block's price records, and the
- * holdings its swaps changed (balanceOf at the newest finalized block), are sent in the
- * step where the block leaves the window (history ranges are final when read). The
+ * holdings its swaps changed (balanceOf at the newest finalized block), are kept with it in
+ * the window and sent with the swaps of the step in which it leaves the window (history
+ * ranges are final when read). The
  * checkpoint moves only once the queue has acknowledged a step's jobs (see
  * FollowerState.pending), so a SIGKILL at any point neither skips nor doubles anything.
  */
@@ -96,12 +95,7 @@ export class ChainFollower {
     this.metadata = new TokenMetadataReader(rpc, this.chainId, logger)
     const loaded = await this.store.load()
     this.state = loaded ?? { checkpoint: { number: -1, hash: null }, window: [], prices: {}, pending: null }
-    if (this.state.pending) {
-      logger.info('settling the step a previous run left pending', { jobs: this.state.pending.jobIds.length })
-      await waitForJobs(this.deps.producer.queue, this.state.pending.jobIds)
-      this.state = { ...this.state.pending.next, pending: null }
-      await this.store.save(this.state)
-    }
+    if (this.state.pending) await this.undoPendingStep()
     this.prices = new UsdPrices(config.weth, new Set(config.stablecoins), config.minLiquidityUsd, (t) => {
       const d = this.metadata.known(t)?.record?.decimals
       return d === undefined ? undefined : Number(d)
@@ -110,6 +104,30 @@ export class ChainFollower {
     this.finalized = new FinalizedRecords(rpc, new HoldingWallets(config.holdings.wallets, config.holdings.trackedWalletsFile), holdings, logger)
     logger.info('following', { chainId: this.chainId, url: rpc.url, checkpoint: this.state.checkpoint.number })
     this.loop = this.run()
+  }
+
+  /**
+   * A step a previous run left pending is done again from its checkpoint, never taken as
+   * done: that run may have died between writing the step and sending its jobs, and a job
+   * the queue no longer holds is either one never sent or one completed and since removed.
+   * Its unfinalized blocks may have been stored and may since have been orphaned, so their
+   * swaps are retracted first (a retraction of a swap never stored changes nothing; one sent
+   * again is live again: the later delivery wins). Final blocks are simply sent again:
+   * their records are stored once.
+   */
+  private async undoPendingStep(): Promise<void> {
+    const { pending, checkpoint, window, prices } = this.state
+    if (!pending) return
+    const maybeStored = pending.next.window.filter((b) => b.number > checkpoint.number)
+    this.deps.logger.info('redoing the step a previous run left pending', { jobs: pending.jobIds.length, unfinalizedBlocks: maybeStored.length })
+    const before: SettledState = { checkpoint, window, prices }
+    const retractions = maybeStored.flatMap((b) => b.retractions)
+    if (retractions.length > 0) {
+      await this.sendAndSettle([{ type: 'swap_retraction', records: retractions }], before, `redo-${checkpoint.number}-${maybeStored[maybeStored.length - 1]!.hash.slice(2, 18)}`)
+    } else {
+      this.state = { ...before, pending: null }
+      await this.store.save(this.state)
+    }
   }
 
   async stop(): Promise<void> {
@@ -200,35 +218,44 @@ export class ChainFollower {
       fresh.push(h)
       parent = h.hash
     }
+    // The window's blocks that are final now send their price and holding records with this
+    // step's swaps (one acknowledgement wait, not two); their balances are read meanwhile.
+    const base: WindowBlock[] =
+      this.state.window.length === 0 && cp.hash !== null ? [{ number: cp.number, hash: cp.hash, retractions: [] }] : this.state.window
+    const finalizing = this.finalized.of(base.filter((b) => b.number <= finalHead), finalHead)
+    finalizing.catch(() => undefined) // awaited below; a step that ends early drops it
     const logs = await rpc.logs(next, to)
     const hashes = new Map(fresh.map((h) => [h.number, h.hash]))
     if (logs.some((l) => hashes.get(Number(l.blockNumber)) !== l.blockHash)) return false
     const extraction = await extractSwaps(logs, this.extractionDeps(), new Map(fresh.map((h) => [h.hash, h.timestamp])))
+    const final = await finalizing
     const retractions = new Map<string, WindowBlock['retractions']>()
     for (const s of extraction.swaps) {
       const list = retractions.get(s.blockHash) ?? []
       list.push(retractionOf(s, this.chainId))
       retractions.set(s.blockHash, list)
     }
-    const base: WindowBlock[] =
-      this.state.window.length === 0 && cp.hash !== null ? [{ number: cp.number, hash: cp.hash, retractions: [] }] : this.state.window
     const traded = config.holdings.wallets === 'off' ? new Map<string, Array<[string, string]>>() : tradedByBlock(extraction.swaps)
-    const blocks: WindowBlock[] = [
-      ...base,
-      ...fresh.map((h) => ({ number: h.number, hash: h.hash, retractions: retractions.get(h.hash) ?? [], prices: extraction.prices.get(h.hash) ?? [], traded: traded.get(h.hash) ?? [] })),
+    const added: WindowBlock[] = fresh.map((h) => ({
+      number: h.number,
+      hash: h.hash,
+      retractions: retractions.get(h.hash) ?? [],
+      prices: extraction.prices.get(h.hash) ?? [],
+      traded: traded.get(h.hash) ?? [],
+    }))
+    // A new block already final (a follower catching up) keeps its records for the next step.
+    const window = [
+      ...base.filter((b) => b.number > finalHead),
+      ...added.filter((b, i) => b.number > finalHead || i === added.length - 1 || hasFinalityWork(b)),
     ]
-    // The swaps first (what the API's freshness waits for); final blocks with records still
-    // to send stay in the window until finalizeWindow has sent them.
-    const window = blocks.filter((b, i) => b.number > finalHead || i === blocks.length - 1 || hasFinalityWork(b))
     const last = fresh[fresh.length - 1]!
-    await this.deliver(extraction, NO_FINAL_RECORDS, { checkpoint: { number: last.number, hash: last.hash }, window, prices: this.prices.snapshot() }, `${next}-${last.hash.slice(2, 18)}`)
+    await this.deliver(extraction, final, { checkpoint: { number: last.number, hash: last.hash }, window, prices: this.prices.snapshot() }, `${next}-${last.hash.slice(2, 18)}`)
     this.stats.blocks += fresh.length
     this.deps.onProgress?.({ mode: 'live', block: last.number, head, stats: this.stats.snapshot() })
-    await this.finalizeWindow(finalHead)
     return false
   }
 
-  /** Sends the price and holding records of the window's blocks that are final, then drops those blocks. */
+  /** When idle: sends the records of the window's blocks that are final, then drops those blocks. */
   private async finalizeWindow(finalHead: number): Promise<void> {
     const window = this.state.window
     const stays = (b: WindowBlock, i: number) => b.number > finalHead || i === window.length - 1

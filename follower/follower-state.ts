@@ -33,8 +33,9 @@ export interface SettledState {
 export interface FollowerState extends SettledState {
   /**
    * Written before a step's jobs are sent: those jobs and the state that holds once they
-   * are acknowledged. A follower that dies in between waits for the jobs on restart and
-   * then takes this state, so a block whose swaps may be stored is always in the window.
+   * are acknowledged. A follower that finds it on restart does the step again from the
+   * checkpoint, retracting first the swaps of the step's unfinalized blocks (they may be
+   * stored, and orphaned since): see ChainFollower.undoPendingStep.
    */
   pending: { jobIds: string[]; next: SettledState } | null
 }

@@ -1,9 +1,10 @@
 import { Job, type Queue } from 'bullmq'
 
 /**
- * Waits until every job is completed (acknowledged: its rows are stored). A job that is
- * not in the queue was never added (the follower died before sending it) and counts as
- * done; a failed one throws with its reason.
+ * Waits until every job, just added, is completed (acknowledged: its rows are stored). A
+ * job the queue no longer holds was completed and removed by the queue's retention; a
+ * failed one throws with its reason. (Not for jobs a previous run may never have sent:
+ * see ChainFollower.start.)
  */
 export async function waitForJobs(queue: Queue, jobIds: readonly string[], stopping: () => boolean = () => false): Promise<void> {
   for (const id of jobIds) {
