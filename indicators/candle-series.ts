@@ -1,9 +1,10 @@
 import type { ClickHouseClient } from '../shared/clickhouse.js'
-import { CANDLE_MS, candlesSql, dateTime64Param, walkCandleGrid } from '../shared/candles.js'
-import type { Candle } from '../shared/domain.js'
+import { CANDLE_MS, dateTime64Param, recentHoursSql, walkCandleGrid } from '../shared/candles.js'
 import { IndicatorState } from '../shared/indicator-math/indicator-state.js'
+import { queryNative } from '../shared/native-format.js'
 import type { Tables } from '../shared/tables.js'
-import { LAST_DAY_FIELDS, type TokenHistory } from './token-histories.js'
+import { fourHourCandles, hourRowsSql, type CandleColumns } from './hour-candles.js'
+import type { TokenHistory } from './token-histories.js'
 
 /**
  * The indicator state after a token's whole history, gaps filled up to `lastClosed`.
@@ -14,27 +15,24 @@ export function stateFromHistory(history: TokenHistory, lastClosed: number): Ind
   const state = IndicatorState.empty()
   const { times, closes, lastDay } = history
   if (times.length === 0) return state
-  let dayFrom = Infinity
-  for (let j = 0; j < lastDay.length; j += LAST_DAY_FIELDS) dayFrom = Math.min(dayFrom, lastDay[j]!)
+  const dayFrom = lastDay.times.length > 0 ? lastDay.times[0]! : Infinity
+  let day = 0 // the next of the last day's candles (ascending)
   feedGrid(state, times, times[0]!, lastClosed, (time, i) => {
     const close = closes[i]!
-    const j = time < dayFrom ? -1 : lastDayIndex(lastDay, time)
-    if (j < 0) state.push(time, close, close, close, 0)
-    else state.push(time, lastDay[j + 1]!, lastDay[j + 2]!, close, lastDay[j + 3]!)
+    if (time < dayFrom) return state.push(time, close, close, close, 0)
+    while (day < lastDay.times.length && lastDay.times[day]! < time) day++
+    if (lastDay.times[day] === time) state.push(time, lastDay.highs[day]!, lastDay.lows[day]!, close, lastDay.volumes[day]!)
+    else state.push(time, close, close, close, 0)
   })
   return state
 }
 
-/** Where the candle starting at `time` begins in a TokenHistory's lastDay; -1 if it is not there. */
-function lastDayIndex(lastDay: Float64Array, time: number): number {
-  for (let j = 0; j < lastDay.length; j += LAST_DAY_FIELDS) if (lastDay[j] === time) return j
-  return -1
-}
-
 /**
  * The closed 4-hour candles of every token (or of `tokens`, read by the primary key) from
- * `from` (ms, an interval start) up to `lastClosed`, grouped by token, oldest first: what
- * the incremental step reads.
+ * `from` (ms, an interval start) up to `lastClosed`, by token, oldest first: what the
+ * incremental step reads. Made from the newest version of each stored hour of the window
+ * (recentHoursSql) by the same code as the full recompute's (fourHourCandles), so both
+ * give the same candles to the bit.
  */
 export async function readCandlesSince(
   clickhouse: ClickHouseClient,
@@ -42,27 +40,24 @@ export async function readCandlesSince(
   from: number,
   lastClosed: number,
   tokens?: readonly string[],
-): Promise<Map<string, Candle[]>> {
-  const rs = await clickhouse.query({
-    query: `SELECT token, bucket, open, high, low, close, volume FROM (${candlesSql(tables, tokens ? 'tokens' : 'all', CANDLE_MS, true)})
-            ORDER BY token, bucket`,
-    query_params: { from: dateTime64Param(from), before: dateTime64Param(lastClosed + CANDLE_MS), tokens: tokens ?? [] },
-    format: 'JSONCompactEachRow',
-  })
-  const byToken = new Map<string, Candle[]>()
-  for (const [token, bucket, open, high, low, close, volume] of await rs.json<[string, number, number, number, number, number, number]>()) {
-    let candles = byToken.get(token)
-    if (!candles) byToken.set(token, (candles = []))
-    candles.push({ time: Number(bucket) * CANDLE_MS, open, high, low, close, volume })
+): Promise<Map<string, CandleColumns>> {
+  const blocks = await queryNative(
+    clickhouse,
+    `SELECT token, ${hourRowsSql()} AS hours FROM (${recentHoursSql(tables, tokens ? 'tokens' : 'all')}) GROUP BY token`,
+    { from: dateTime64Param(from), before: dateTime64Param(lastClosed + CANDLE_MS), tokens: tokens ?? [] },
+  )
+  const byToken = new Map<string, CandleColumns>()
+  for (const block of blocks) {
+    const candles = fourHourCandles(block, 'hours')
+    block.strings('token').forEach((token, i) => byToken.set(token, candles[i]!))
   }
   return byToken
 }
 
 /** Feeds a state the intervals after its last one up to `lastClosed`: the new candles, gaps filled. */
-export function advanceState(state: IndicatorState, candles: readonly Candle[], lastClosed: number): void {
-  feedGrid(state, candles.map((c) => c.time), state.lastTime + CANDLE_MS, lastClosed, (time, i) => {
-    const c = candles[i]!
-    state.push(time, c.high, c.low, c.close, c.volume)
+export function advanceState(state: IndicatorState, candles: CandleColumns, lastClosed: number): void {
+  feedGrid(state, candles.times, state.lastTime + CANDLE_MS, lastClosed, (time, i) => {
+    state.push(time, candles.highs[i]!, candles.lows[i]!, candles.closes[i]!, candles.volumes[i]!)
   })
 }
 

@@ -2,7 +2,6 @@ import { performance } from 'node:perf_hooks'
 import type { ClickHouseClient } from '../shared/clickhouse.js'
 import { refreshCandles, type CandleRefreshResult } from '../shared/candle-refresh.js'
 import { CANDLE_MS, candleStart, lastClosedCandleStart } from '../shared/candles.js'
-import type { Candle } from '../shared/domain.js'
 import type { IndicatorState } from '../shared/indicator-math/indicator-state.js'
 import type { Logger } from '../shared/logger.js'
 import type { IndicatorJobResult } from '../shared/queues.js'
@@ -11,6 +10,7 @@ import type { Tables } from '../shared/tables.js'
 import { technicalAnalysisKey } from '../shared/technical-analysis.js'
 import { addressRanges, advanceState, readCandlesSince, stateFromHistory } from './candle-series.js'
 import { technicalAnalysisOf, type TokenMeta } from './compute-indicators.js'
+import { NO_CANDLES, type CandleColumns } from './hour-candles.js'
 import { IndicatorStateStore } from './indicator-states.js'
 import { RecomputeLocks } from './recompute-lock.js'
 import { readHistories, type HistoryFilter, type TokenHistory } from './token-histories.js'
@@ -257,7 +257,7 @@ export class IndicatorEngine {
         ? await readCandlesSince(clickhouse, tables, from, lastClosed)
         : stepping.length > 0
           ? await readCandlesSince(clickhouse, tables, from, lastClosed, stepping.map(([token]) => token))
-          : new Map<string, Candle[]>()
+          : new Map<string, CandleColumns>()
       if (findNew) {
         const known = new Set(tokens)
         for (const token of candles.keys()) if (!known.has(token)) full.add(token)
@@ -268,7 +268,7 @@ export class IndicatorEngine {
       for (let i = 0; i < stepping.length; i += this.batchSize) {
         const batch = stepping.slice(i, i + this.batchSize)
         t = performance.now()
-        for (const [token, state] of batch) advanceState(state, candles.get(token) ?? [], lastClosed)
+        for (const [token, state] of batch) advanceState(state, candles.get(token) ?? NO_CANDLES, lastClosed)
         result.mathMs += performance.now() - t
         await this.write(batch, metadata, now, result)
       }

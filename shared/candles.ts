@@ -61,36 +61,40 @@ export function tokenFilterSql(filter: TokenFilter): string {
  * open = first hour's open, close = last hour's close, high = max, low = min, volume =
  * sum. `token`: only `{token:String}`; `range`: only tokens in [`{lo:String}`,
  * `{hi:String}`) (a slice of the address space, read by the primary key); `tokens`: only
- * `{tokens:Array(String)}`. With `since`,
- * only intervals from `{from:DateTime64(3)}` on (a multiple of the interval).
+ * `{tokens:Array(String)}`.
  */
-export function candlesSql(
-  tables: Tables,
-  filter: TokenFilter = 'all',
-  intervalMs = CANDLE_MS,
-  since = false,
-): string {
+export function candlesSql(tables: Tables, filter: TokenFilter = 'all', intervalMs = CANDLE_MS): string {
   if (!(intervalMs > 0 && Number.isInteger(intervalMs / HOUR_MS))) {
     throw new Error(`candle interval ${intervalMs} ms is not a whole number of hours`)
   }
-  const on = tokenFilterSql(filter)
-  const window = `hour < intDiv(toUnixTimestamp64Milli({before:DateTime64(3)}), ${HOUR_MS}) AND ${on}`
-  // A recent window deduplicates by the newest version of each hour rather than FINAL:
-  // the hour condition then prunes rows before anything is merged, whereas FINAL (the
-  // key is token first) merges every part's rows of the tokens read.
-  const hours = since
-    ? `(SELECT token, hour, v.1 AS open, v.2 AS high, v.3 AS low, v.4 AS close, v.5 AS volume
-        FROM (SELECT token, hour, argMax((open, high, low, close, volume, is_deleted), computed_at) AS v
-              FROM ${tables.candles1h}
-              WHERE ${window} AND hour >= intDiv(toUnixTimestamp64Milli({from:DateTime64(3)}), ${HOUR_MS})
-              GROUP BY token, hour)
-        WHERE v.6 = 0)`
-    : `${tables.candles1h} FINAL WHERE ${window}`
   return `
     SELECT token, toUInt32(intDiv(hour, ${intervalMs / HOUR_MS})) AS bucket,
       argMin(open, hour) AS open, max(high) AS high, min(low) AS low, argMax(close, hour) AS close, sum(volume) AS volume
-    FROM ${hours}
+    FROM ${tables.candles1h} FINAL WHERE ${hoursBeforeSql(filter)}
     GROUP BY token, bucket`
+}
+
+/**
+ * SQL (a subquery) of the stored one-hour candles of a recent window: the newest version
+ * of each (token, hour) from `{from:DateTime64(3)}` to before `{before:DateTime64(3)}`,
+ * retracted hours left out; token, hour, open, high, low, close, volume. The tokens as in
+ * candlesSql. The newest version is picked by argMax rather than FINAL: the hour
+ * condition then prunes rows before anything is merged, whereas FINAL (the key is token
+ * first) merges every part's rows of the tokens read.
+ */
+export function recentHoursSql(tables: Tables, filter: TokenFilter = 'all'): string {
+  return `
+    SELECT token, hour, v.1 AS open, v.2 AS high, v.3 AS low, v.4 AS close, v.5 AS volume
+    FROM (SELECT token, hour, argMax((open, high, low, close, volume, is_deleted), computed_at) AS v
+          FROM ${tables.candles1h}
+          WHERE ${hoursBeforeSql(filter)} AND hour >= intDiv(toUnixTimestamp64Milli({from:DateTime64(3)}), ${HOUR_MS})
+          GROUP BY token, hour)
+    WHERE v.6 = 0`
+}
+
+/** The condition on the stored hours of the tokens of `filter` before `{before:DateTime64(3)}`. */
+export function hoursBeforeSql(filter: TokenFilter): string {
+  return `hour < intDiv(toUnixTimestamp64Milli({before:DateTime64(3)}), ${HOUR_MS}) AND ${tokenFilterSql(filter)}`
 }
 
 
