@@ -24,12 +24,9 @@
  */
 import { createHash, randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
-import { createServer, type Server, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import type { Server, ServerResponse } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import autocannon from 'autocannon'
-import express from 'express'
 import { startApiServer, type ApiServer } from '../api/api-server.js'
 import { HoldingsRepository } from '../api/holdings-repository.js'
 import { SwapHourCounts } from '../api/swap-hour-counts.js'
@@ -46,6 +43,7 @@ import { loadConfig } from '../shared/config.js'
 import { createRedis, deleteKeysWithPrefix } from '../shared/redis.js'
 import { SWAP_INSERT_COLUMNS, swapEntryTables, type SwapColumn } from '../shared/schema/swaps-schema.js'
 import { readTechnicalAnalysis, writeTechnicalAnalysis, type TechnicalAnalysis } from '../shared/technical-analysis.js'
+import { cannon as load, closeServer, startHelloWorld } from './load-test.js'
 import { count, markdownTable, ms, percentile, seconds } from './report.js'
 import { refreshCandles } from '../shared/candle-refresh.js'
 
@@ -312,9 +310,8 @@ async function get(url: string, headers: Record<string, string> = {}): Promise<{
 }
 
 /** Requests/s at CONNECTIONS connections for DURATION_S, from a worker thread. */
-async function cannon(url: string, headers: Record<string, string> = {}): Promise<{ rps: number; non2xx: number; errors: number }> {
-  const result = await autocannon({ url, headers, connections: CONNECTIONS, duration: DURATION_S, workers: 1 })
-  return { rps: result.requests.total / result.duration, non2xx: result.non2xx, errors: result.errors }
+function cannon(url: string, headers: Record<string, string> = {}): Promise<{ rps: number; non2xx: number; errors: number }> {
+  return load(url, { connections: CONNECTIONS, durationS: DURATION_S, headers })
 }
 
 /** Requests the API is serving; a load test leaves some queued after autocannon stops. */
@@ -374,20 +371,6 @@ async function measure(base: string, endpoint: Endpoint): Promise<Measured> {
     rawSamples: rawTimes.length,
     errors,
   }
-}
-
-function listen(server: Server): Promise<number> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port))
-  })
-}
-
-function closeServer(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    server.close(() => resolve())
-    server.closeAllConnections()
-  })
 }
 
 // ---------------------------------------------------------------------------------------
@@ -454,15 +437,11 @@ try {
 
   api = await startApiServer(runtime, 0, '127.0.0.1')
   trackInFlight(api.server)
-  const helloApp = express()
-  helloApp.get('/', (_req, res) => {
-    res.json({ hello: 'world' })
-  })
-  hello = createServer(helloApp)
-  const helloPort = await listen(hello)
+  const helloWorld = await startHelloWorld()
+  hello = helloWorld.server
   // The reference, before and after the endpoints; the better run counts.
-  await get(`http://127.0.0.1:${helloPort}/`)
-  const helloBefore = await cannon(`http://127.0.0.1:${helloPort}/`)
+  await get(helloWorld.url)
+  const helloBefore = await cannon(helloWorld.url)
   const base = `http://127.0.0.1:${api.port}`
 
   const now = Date.now()
@@ -602,7 +581,7 @@ try {
   }
 
   await drained()
-  const helloAfter = await cannon(`http://127.0.0.1:${helloPort}/`)
+  const helloAfter = await cannon(helloWorld.url)
   const helloLoad = helloAfter.rps >= helloBefore.rps ? helloAfter : helloBefore
 
   // -------------------------------------------------------------------------------------
