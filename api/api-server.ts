@@ -24,7 +24,7 @@ const READINESS_CHECK_TIMEOUT_MS = 2_000
 export interface ApiServer {
   server: Server
   port: number
-  /** The read API app, mounted in the server's app (tests list its routes: contract/mounted-routes.ts). */
+  /** The read API app, whose router the server's app runs (tests list its routes: contract/mounted-routes.ts). */
   api: Express
   /**
    * Stops taking requests, closes idle keep-alive connections, lets the requests in

@@ -6,6 +6,7 @@ import type { Logger } from '../shared/logger.js'
 import type { Redis } from '../shared/redis.js'
 import type { Tables } from '../shared/tables.js'
 import { revalidateAlways, type SeriesCachePolicy } from './cache-control.js'
+import { routeTable } from './route-table.js'
 import { candlesRouter } from './candles-route.js'
 import { errorResponder, unknownRoute } from './error-handling.js'
 import { HoldingsRepository } from './holdings-repository.js'
@@ -53,27 +54,31 @@ export function createApp(deps: ApiDeps): Express {
   const flows = new TokenFlowsRepository(deps.clickhouse, deps.tables, keptSwaps)
 
   const app = express()
+  // The server runs this app's router in its own app (root-app.ts), whose settings apply:
+  // these are the same, for the app on its own.
   app.disable('x-powered-by')
   // Weak: the same tag whether the body goes out gzip, br or as is (compression in root-app.ts).
   app.set('etag', 'weak')
   app.use(revalidateAlways)
   // GET /technical-analysis also takes its parameters as a JSON body.
   app.use(express.json({ limit: '16kb' }))
-  app.use(tokensRouter(directory))
-  app.use(candlesRouter({ clickhouse: deps.clickhouse, tables: deps.tables, tokens, caching: deps.seriesCaching }))
-  app.use(holdingsRouter(holdings, directory))
-  app.use(swapsRouter(swaps, directory))
-  app.use(walletsRouter(holdings, directory))
   app.use(
-    smartMoneyRouter({
-      repository: new SmartMoneyRepository(deps.clickhouse, deps.tables),
-      trackedWallets: new TrackedWalletsFile(deps.smartMoney.trackedWalletsFile),
-      rules: deps.smartMoney.rules,
-    }),
+    routeTable(
+      tokensRouter(directory),
+      candlesRouter({ clickhouse: deps.clickhouse, tables: deps.tables, tokens, caching: deps.seriesCaching }),
+      holdingsRouter(holdings, directory),
+      swapsRouter(swaps, directory),
+      walletsRouter(holdings, directory),
+      smartMoneyRouter({
+        repository: new SmartMoneyRepository(deps.clickhouse, deps.tables),
+        trackedWallets: new TrackedWalletsFile(deps.smartMoney.trackedWalletsFile),
+        rules: deps.smartMoney.rules,
+      }),
+      tokenFlowsRouter({ flows, directory, tokens }),
+      technicalAnalysisHistoryRouter({ clickhouse: deps.clickhouse, tables: deps.tables, directory, tokens, caching: deps.seriesCaching }),
+      technicalAnalysisRouter({ directory, tokens, redis: deps.redis, redisPrefix: deps.redisPrefix, onDemand: deps.onDemand }),
+    ),
   )
-  app.use(tokenFlowsRouter({ flows, directory, tokens }))
-  app.use(technicalAnalysisHistoryRouter({ clickhouse: deps.clickhouse, tables: deps.tables, directory, tokens, caching: deps.seriesCaching }))
-  app.use(technicalAnalysisRouter({ directory, tokens, redis: deps.redis, redisPrefix: deps.redisPrefix, onDemand: deps.onDemand }))
   app.use(unknownRoute)
   app.use(errorResponder(deps.logger))
   return app

@@ -1,8 +1,9 @@
 import { Router } from 'express'
 import type { Redis } from '../shared/redis.js'
-import { readTechnicalAnalysis, type TechnicalAnalysis } from '../shared/technical-analysis.js'
+import { parseTechnicalAnalysis, technicalAnalysisKey, type TechnicalAnalysis } from '../shared/technical-analysis.js'
 import type { Token } from '../shared/domain.js'
 import { isAddress } from './address-params.js'
+import { BatchedGets } from './batched-gets.js'
 import { getTechnicalAnalysis } from './contract/endpoints/technical-analysis.js'
 import { parseRequest } from './contract/request-parsing.js'
 import { HttpError, notFound } from './http-error.js'
@@ -54,6 +55,12 @@ function unavailableReason(outcome: OnDemandOutcome): string {
 
 export function technicalAnalysisRouter(deps: TechnicalAnalysisDeps): Router {
   const router = Router()
+  // The cached results, read in MGETs for the requests that arrive together (batched-gets.ts).
+  const gets = new BatchedGets(deps.redis)
+  const readCached = async (address: string): Promise<TechnicalAnalysis | null> => {
+    const raw = await gets.get(technicalAnalysisKey(deps.redisPrefix, address))
+    return raw === null ? null : parseTechnicalAnalysis(raw)
+  }
 
   router.get('/technical-analysis', async (req, res) => {
     const { query, body } = parseRequest(getTechnicalAnalysis, req)
@@ -72,14 +79,13 @@ export function technicalAnalysisRouter(deps: TechnicalAnalysisDeps): Router {
         if (addresses.length === 0) throw notFound(`No token with id "${tokenId}"`)
         address = addresses[0]!
       }
-      const read = () => readTechnicalAnalysis(deps.redis, deps.redisPrefix, address)
-      let result = await read()
+      let result = await readCached(address)
       if (result === null) {
         if (deps.directory.get(address) === undefined && !(await deps.tokens.isKnownAddress(address))) {
           throw notFound(`No token with contract address ${address}`)
         }
         const outcome = await deps.onDemand.compute(address)
-        result = await read()
+        result = await readCached(address)
         if (result === null) {
           throw notFound(`No technical analysis is available yet for token ${address}: ${unavailableReason(outcome)}`)
         }

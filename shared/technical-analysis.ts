@@ -48,6 +48,11 @@ export function technicalAnalysisKey(prefix: string, contractAddress: string): s
   return redisKey(prefix, StoreScopedKeySpaces.technicalAnalysis, contractAddress.toLowerCase())
 }
 
+/** A cached entry as stored (the JSON under technicalAnalysisKey); throws on a corrupt one. */
+export function parseTechnicalAnalysis(raw: string): TechnicalAnalysis {
+  return technicalAnalysisSchema.parse(JSON.parse(raw))
+}
+
 /** Returns null when nothing is cached; throws on a Redis failure or a corrupt entry. */
 export async function readTechnicalAnalysis(
   redis: Redis,
@@ -55,8 +60,7 @@ export async function readTechnicalAnalysis(
   contractAddress: string,
 ): Promise<TechnicalAnalysis | null> {
   const raw = await redis.get(technicalAnalysisKey(prefix, contractAddress))
-  if (raw === null) return null
-  return technicalAnalysisSchema.parse(JSON.parse(raw))
+  return raw === null ? null : parseTechnicalAnalysis(raw)
 }
 
 export async function writeTechnicalAnalysis(redis: Redis, prefix: string, result: TechnicalAnalysis): Promise<void> {
