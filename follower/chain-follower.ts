@@ -324,12 +324,12 @@ export class ChainFollower {
       next,
       tag,
     )
-    await this.stats.recordUnnetted(extraction.unnetted)
     this.stats.swapLogs += extraction.swapLogs
     this.stats.swaps += extraction.swaps.length
     this.stats.tokens += extraction.tokens.length
     this.stats.prices += final.prices.length
     this.stats.holdings += final.holdings.length
+    await this.stats.recordUnnetted(extraction.unnetted)
   }
 
   /** USD value of a raw balance at the token's current price (cents), or null when its price or decimals are unknown. */
@@ -351,8 +351,11 @@ export class ChainFollower {
       await this.deps.producer.queue.addBulk(jobs.map((j) => ({ name: j.type, data: { type: j.type, records: j.records, source }, opts: { jobId: j.jobId } })))
       await waitForJobs(this.deps.producer.queue, jobs.map((j) => j.jobId), () => this.stopping)
     }
-    this.state = { ...next, pending: null }
-    await this.store.save(this.state)
+    // Taken only once saved, and the caller's counters move in the same turn: whoever
+    // watches the follower never sees a settled step with its counters behind.
+    const settled = { ...next, pending: null }
+    await this.store.save(settled)
+    this.state = settled
   }
 
   private extractionDeps() {

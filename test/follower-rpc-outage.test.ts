@@ -10,7 +10,7 @@ import { freePort, startFollowerHarness, waitForCheckpoint, type FollowerHarness
  */
 let h: FollowerHarness
 let proxy: Server | undefined
-const port = freePort()
+let port: number
 
 function openProxy(target: string): Promise<void> {
   proxy = createServer((req, res) => {
@@ -36,6 +36,7 @@ function closeProxy(): Promise<void> {
 }
 
 beforeAll(async () => {
+  port = await freePort()
   h = await startFollowerHarness({ FINALITY_DEPTH: '3' })
   await openProxy(h.devnet.url)
 }, 120_000)

@@ -19,7 +19,7 @@ const STANDARD = '0x00000000000000000000000000000000000a0003' as Address
 const NOTHING = '0x00000000000000000000000000000000000a0004' as Address
 
 beforeAll(async () => {
-  chain = await startAnvil({ port: freePort() })
+  chain = await startAnvil({ port: await freePort() })
   const client = devnetClient(chain.url)
   await client.setCode({ address: MKR_LIKE, bytecode: constantAnswerer({ [S.name]: { word: bytes32Text('Maker') }, [S.symbol]: { word: bytes32Text('MKR') }, [S.decimals]: { word: '0x12' } }) })
   await client.setCode({ address: NO_DECIMALS, bytecode: constantAnswerer({ [S.name]: { string: 'No Decimals Token' }, [S.symbol]: { string: 'NODEC' } }) })

@@ -7,6 +7,7 @@ import { rawAmount } from '../../devnet/market.js'
 import type { ChainFollower } from '../../follower/chain-follower.js'
 import { startFollowerRole } from '../../follower/role.js'
 import { startIngestHarness, type IngestHarness } from './ingest-harness.js'
+import { freePort } from './private-redis.js'
 import { startTestApi, type TestApi } from './http.js'
 import { createTestRuntime, type TestRuntime } from './runtime.js'
 
@@ -22,12 +23,11 @@ export interface FollowerHarness {
   close(): Promise<void>
 }
 
-export function freePort(): number {
-  return 20_000 + Math.floor(Math.random() * 30_000)
-}
+/** A port the OS has just handed out (not a random guess: test files run side by side). */
+export { freePort } from './private-redis.js'
 
 export async function startFollowerHarness(env: Record<string, string> = {}, wallets = 4, genesisTimestamp?: number): Promise<FollowerHarness> {
-  const devnet = await startDevnet({ port: freePort(), wallets, tokens: 3, blockTimeSeconds: 0, genesisTimestamp })
+  const devnet = await startDevnet({ port: await freePort(), wallets, tokens: 3, blockTimeSeconds: 0, genesisTimestamp })
   const runtime = await createTestRuntime({
     ...followerEnvOf(devnet.url, devnet.deployment),
     FOLLOW_POLL_MS: '50',
