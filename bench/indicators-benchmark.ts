@@ -11,6 +11,11 @@
  * The fixture is written straight into the stored one-hour candles (one hour per 4-hour
  * interval, 1 in 10 delivered twice in a separate unmerged part, so reads must deduplicate):
  * what the candle refresher would have stored from raw records, without its cost.
+ * Background merges of the stored candles are held off from before the fixture's rows are
+ * written to the end of the run: the parts stay as written (every read deduplicates across
+ * them), and a merge of the millions of rows just written, which the engine never causes,
+ * does not compete with the runs for the two cores (it took ~3 s of CPU during the full
+ * recompute, more than the recompute's own reads).
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { cpus, loadavg, tmpdir } from 'node:os'
@@ -74,6 +79,7 @@ async function writeFixture(clickhouse: ClickHouseClient, tables: Tables, candle
   await refreshCandles(clickhouse, tables)
   await new Promise((resolve) => setTimeout(resolve, 5_100))
   await refreshCandles(clickhouse, tables)
+  await clickhouse.command({ query: `SYSTEM STOP MERGES ${tables.candles1h}` })
   const lastClosed = lastClosedCandleStart(now)
   await appendIntervals(clickhouse, tables, (lastClosed - (candles - 1) * CANDLE_MS) / HOUR_MS, candles)
   // 1 in 10 rows a second time, an older version in its own part, as a re-aggregation leaves them.
@@ -102,6 +108,16 @@ async function appendIntervals(clickhouse: ClickHouseClient, tables: Tables, fir
   })
 }
 
+/** How many active parts hold the stored candles. */
+async function partsOf(clickhouse: ClickHouseClient, tables: Tables): Promise<number> {
+  const rs = await clickhouse.query({
+    query: `SELECT count() AS parts FROM system.parts WHERE database = {database:String} AND table = {table:String} AND active`,
+    query_params: { database: tables.database, table: tables.candles1h.slice(tables.database.length + 1) },
+    format: 'JSONEachRow',
+  })
+  return Number((await rs.json<{ parts: string }>())[0]?.parts ?? 0)
+}
+
 function engineOn(tables: Tables, prefix: string): IndicatorEngine {
   return new IndicatorEngine(
     { clickhouse: runtime.clickhouse, tables, redis, redisPrefix: prefix, logger: runtime.logger, clock },
@@ -115,7 +131,7 @@ try {
   const { clickhouse, tables } = runtime
   let t0 = performance.now()
   await writeFixture(clickhouse, tables, CANDLES)
-  console.log(`fixture: ${count(TOKENS)} tokens x ${count(CANDLES)} candles written in ${seconds(performance.now() - t0)}`)
+  console.log(`fixture: ${count(TOKENS)} tokens x ${count(CANDLES)} candles written in ${seconds(performance.now() - t0)}; ${await partsOf(clickhouse, tables)} parts, merges held off`)
 
   // 1. Full recompute, end to end.
   const engine = engineOn(tables, config.redis.prefix)
@@ -133,8 +149,8 @@ try {
   for (const [lo, hi] of addressRanges(8)) histories.push(...(await readHistories(clickhouse, tables, { lo, hi }, lastClosed)))
   const readAloneMs = performance.now() - t0
   t0 = performance.now()
-  const computedAt = new Date(now)
-  for (const h of histories) JSON.stringify(technicalAnalysisOf(stateFromHistory(h, lastClosed), bareTokenMeta(h.contractAddress), computedAt))
+  const timestamp = new Date(now).toISOString()
+  for (const h of histories) JSON.stringify(technicalAnalysisOf(stateFromHistory(h, lastClosed), bareTokenMeta(h.contractAddress), timestamp))
   const mathAloneMs = performance.now() - t0
 
   // 2. One new 4-hour interval: the incremental step.
@@ -154,7 +170,7 @@ try {
   now -= CANDLE_MS
   t0 = performance.now()
   await writeFixture(clickhouse, longTables, LONG_CANDLES)
-  console.log(`fixture: ${count(TOKENS)} tokens x ${count(LONG_CANDLES)} candles written in ${seconds(performance.now() - t0)}`)
+  console.log(`fixture: ${count(TOKENS)} tokens x ${count(LONG_CANDLES)} candles written in ${seconds(performance.now() - t0)}; ${await partsOf(clickhouse, longTables)} parts, merges held off`)
   const longEngine = engineOn(longTables, `${config.redis.prefix}:long`)
   t0 = performance.now()
   await longEngine.recomputeAll()

@@ -17,12 +17,18 @@ export function stateFromHistory(history: TokenHistory, lastClosed: number): Ind
   if (times.length === 0) return state
   const dayFrom = lastDay.times.length > 0 ? lastDay.times[0]! : Infinity
   let day = 0 // the next of the last day's candles (ascending)
-  feedGrid(state, times, times[0]!, lastClosed, (time, i) => {
-    const close = closes[i]!
-    if (time < dayFrom) return state.push(time, close, close, close, 0)
-    while (day < lastDay.times.length && lastDay.times[day]! < time) day++
-    if (lastDay.times[day] === time) state.push(time, lastDay.highs[day]!, lastDay.lows[day]!, close, lastDay.volumes[day]!)
-    else state.push(time, close, close, close, 0)
+  feedGrid(state, times, times[0]!, lastClosed, (time, index, count) => {
+    for (let k = 0; k < count; k++) {
+      const t = time + k * CANDLE_MS
+      const close = closes[index + k]!
+      if (t < dayFrom) {
+        state.push(t, close, close, close, 0)
+        continue
+      }
+      while (day < lastDay.times.length && lastDay.times[day]! < t) day++
+      if (lastDay.times[day] === t) state.push(t, lastDay.highs[day]!, lastDay.lows[day]!, close, lastDay.volumes[day]!)
+      else state.push(t, close, close, close, 0)
+    }
   })
   return state
 }
@@ -56,23 +62,28 @@ export async function readCandlesSince(
 
 /** Feeds a state the intervals after its last one up to `lastClosed`: the new candles, gaps filled. */
 export function advanceState(state: IndicatorState, candles: CandleColumns, lastClosed: number): void {
-  feedGrid(state, candles.times, state.lastTime + CANDLE_MS, lastClosed, (time, i) => {
-    state.push(time, candles.highs[i]!, candles.lows[i]!, candles.closes[i]!, candles.volumes[i]!)
+  feedGrid(state, candles.times, state.lastTime + CANDLE_MS, lastClosed, (time, index, count) => {
+    for (let i = index; i < index + count; i++) state.push(candles.times[i]!, candles.highs[i]!, candles.lows[i]!, candles.closes[i]!, candles.volumes[i]!)
   })
 }
 
-/** Feeds the grid from `firstTime` to `lastClosed`: observed intervals through `observed`, gaps flat at the last close. */
+/**
+ * Feeds the grid from `firstTime` to `lastClosed`: runs of observed intervals (`count`
+ * from `time`, at `index` of `times`) through `observed`, gaps flat at the last close.
+ */
 function feedGrid(
   state: IndicatorState,
   times: ArrayLike<number>,
   firstTime: number,
   lastClosed: number,
-  observed: (time: number, index: number) => void,
+  observed: (time: number, index: number, count: number) => void,
 ): void {
-  walkCandleGrid(times, firstTime, lastClosed, CANDLE_MS, (time, i) => {
-    if (i >= 0) return observed(time, i)
-    const { lastClose } = state
-    state.push(time, lastClose, lastClose, lastClose, 0)
+  walkCandleGrid(times, firstTime, lastClosed, CANDLE_MS, (time, index, count) => {
+    if (index >= 0) return observed(time, index, count)
+    for (let k = 0; k < count; k++) {
+      const close = state.lastClose
+      state.push(time + k * CANDLE_MS, close, close, close, 0)
+    }
   })
 }
 

@@ -373,10 +373,10 @@ export class IndicatorEngine {
   ): Promise<void> {
     if (states.length === 0) return Promise.resolve()
     const t = performance.now()
-    const computedAt = new Date(now)
+    const timestamp = new Date(now).toISOString()
     const results = new Map<string, string>()
     for (const [token, state] of states) {
-      const result = technicalAnalysisOf(state, metadata.get(token) ?? bareTokenMeta(token), computedAt)
+      const result = technicalAnalysisOf(state, metadata.get(token) ?? bareTokenMeta(token), timestamp)
       results.set(technicalAnalysisKey(this.deps.redisPrefix, token), JSON.stringify(result))
     }
     times.mathMs += performance.now() - t

@@ -139,24 +139,41 @@ export async function queryTokenCandles(
 
 /**
  * Gap filling, the one rule: walks the regular grid of `intervalMs` from `firstTime` to
- * `lastTime` (inclusive) and calls `visit(time, i)` with the index in `times` (interval
- * starts, ascending) of the candle observed in that interval, or -1 for an interval
- * without observations, which the caller fills with the previous close as open, high,
- * low and close, and zero volume (flatCandle). Times before `firstTime` or after
- * `lastTime` are skipped.
+ * `lastTime` (inclusive) in runs of consecutive intervals, calling `visit(time, index,
+ * count)` for the `count` intervals from `time`: either observed ones, the candles at
+ * `index` .. `index + count - 1` in `times` (interval starts, ascending), or, with index
+ * -1, intervals without observations, which the caller fills with the previous close as
+ * open, high, low and close, and zero volume (flatCandle). Times before `firstTime` or
+ * after `lastTime` are skipped. Runs rather than single intervals, so that the caller's
+ * loop over a run is its own (a 500-candle history without gaps is one call, not 500).
  */
 export function walkCandleGrid(
   times: ArrayLike<number>,
   firstTime: number,
   lastTime: number,
   intervalMs: number,
-  visit: (time: number, index: number) => void,
+  visit: (time: number, index: number, count: number) => void,
 ): void {
   let at = 0
   while (at < times.length && times[at]! < firstTime) at++
-  for (let t = firstTime; t <= lastTime; t += intervalMs) {
-    if (at < times.length && times[at] === t) visit(t, at++)
-    else visit(t, -1)
+  let t = firstTime
+  while (t <= lastTime) {
+    const start = t
+    if (at < times.length && times[at] === t) {
+      const first = at
+      do {
+        at++
+        t += intervalMs
+      } while (t <= lastTime && at < times.length && times[at] === t)
+      visit(start, first, at - first)
+    } else {
+      // Up to the next observed interval when it lies on the grid ahead, else to the end.
+      const next = at < times.length ? times[at]! : Infinity
+      const toNext = next > t && (next - t) % intervalMs === 0 ? (next - t) / intervalMs : Infinity
+      const count = Math.min(Math.floor((lastTime - t) / intervalMs) + 1, toNext)
+      t += count * intervalMs
+      visit(start, -1, count)
+    }
   }
 }
 
@@ -173,8 +190,8 @@ export function fillCandleGaps(candles: readonly Candle[], lastTime: number, int
   if (candles.length === 0 || candles[0]!.time > lastTime) return []
   const filled: Candle[] = []
   const times = candles.map((c) => c.time)
-  walkCandleGrid(times, candles[0]!.time, lastTime, intervalMs, (time, i) => {
-    filled.push(i >= 0 ? candles[i]! : flatCandle(time, filled[filled.length - 1]!.close))
+  walkCandleGrid(times, candles[0]!.time, lastTime, intervalMs, (time, index, count) => {
+    for (let k = 0; k < count; k++) filled.push(index >= 0 ? candles[index + k]! : flatCandle(time + k * intervalMs, filled[filled.length - 1]!.close))
   })
   return filled
 }
