@@ -1,7 +1,7 @@
 import { encodeDeployData, encodeFunctionData, maxUint256, zeroAddress, type Address, type Hex } from 'viem'
 import { artifact, type ArtifactName } from './artifacts.js'
 import { rpcBatch, sendBatch, type DevnetClient, type TxRequest } from './chain-client.js'
-import { POOL_SIDE_USD, rawAmount, sqrtPriceX96, STABLECOINS, testTokens, WETH_PRICE_USD, type TokenSpec } from './market.js'
+import { POOL_SIDE_USD, rawAmount, STABLE_POOL_SIDE_USD, sqrtPriceX96, STABLECOINS, testTokens, WETH_PRICE_USD, type TokenSpec } from './market.js'
 
 export interface DeployedToken extends TokenSpec {
   address: Address
@@ -90,7 +90,7 @@ export async function deployDevnet(client: DevnetClient, url: string, tokenCount
   const startBlock = Number(await client.getBlockNumber()) + 1
 
   const specs = [...STABLECOINS, ...testTokens(tokenCount)]
-  const supply = (spec: TokenSpec) => rawAmount(POOL_SIDE_USD * 1_000, { decimals: 18, priceUsd: spec.priceUsd })
+  const supply = (spec: TokenSpec) => rawAmount(STABLE_POOL_SIDE_USD * 100, { decimals: 18, priceUsd: spec.priceUsd })
   const first = await executeBatch(client, url, [
     deployTx(deployer, 'WETH9'),
     deployTx(deployer, 'UniswapV2Factory', [deployer]),
@@ -129,7 +129,9 @@ export async function deployDevnet(client: DevnetClient, url: string, tokenCount
     if (i % 3 === 0) pools.push({ dex: 'uniswap-v2', tokenA: stablecoins[0]!.address, tokenB: t.address })
   })
 
-  const wethNeeded = rawAmount(POOL_SIDE_USD, weth) * BigInt(pools.length) * 2n
+  const stableAddresses = new Set(stablecoins.map((s) => s.address))
+  const sideUsd = (pool: DevnetPool) => (stableAddresses.has(pool.tokenB) && (pool.tokenA === weth.address || stableAddresses.has(pool.tokenA)) ? STABLE_POOL_SIDE_USD : POOL_SIDE_USD)
+  const wethNeeded = pools.reduce((sum, pool) => sum + rawAmount(sideUsd(pool), weth), 0n) * 2n
   const approvals: TxRequest[] = [callTx(deployer, weth.address, 'WETH9', 'deposit', [], wethNeeded, 100_000n)]
   for (const t of [weth, ...deployed]) {
     approvals.push(callTx(deployer, t.address, 'ERC20PresetFixedSupply', 'approve', [v2Router, maxUint256], undefined, 100_000n))
@@ -143,8 +145,8 @@ export async function deployDevnet(client: DevnetClient, url: string, tokenCount
   for (const pool of pools) {
     const a = byAddress.get(pool.tokenA)!
     const b = byAddress.get(pool.tokenB)!
-    const amountA = rawAmount(POOL_SIDE_USD, a)
-    const amountB = rawAmount(POOL_SIDE_USD, b)
+    const amountA = rawAmount(sideUsd(pool), a)
+    const amountB = rawAmount(sideUsd(pool), b)
     if (pool.dex === 'uniswap-v2') {
       liquidity.push(callTx(deployer, v2Router, 'UniswapV2Router02', 'addLiquidity', [a.address, b.address, amountA, amountB, 0n, 0n, deployer, deadline], undefined, 5_000_000n))
       continue

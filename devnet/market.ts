@@ -37,6 +37,14 @@ export function testTokens(count: number): TokenSpec[] {
 /** USD depth of each side of a pool. */
 export const POOL_SIDE_USD = 2_000_000
 
+/**
+ * USD depth of each side of the pools between WETH and the stablecoins and between
+ * stablecoins: deep, like a real market's, so that the wallets paying in one stablecoin
+ * and selling for another (devnet/traders.ts) do not drift the stablecoins' WETH prices
+ * apart round after round.
+ */
+export const STABLE_POOL_SIDE_USD = 100_000_000
+
 /** Raw units of `usd` worth of a token (integer). */
 export function rawAmount(usd: number, token: TokenSpec | { decimals: number; priceUsd: number }): bigint {
   // Micro-units of the token in floating point first, then scaled exactly: no 2^53 overflow.

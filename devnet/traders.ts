@@ -1,14 +1,17 @@
 import { concat, encodeFunctionData, maxUint256, numberToHex, type Address, type Hex } from 'viem'
 import { artifact } from './artifacts.js'
-import { sendBatch, type DevnetClient, type TxRequest } from './chain-client.js'
+import { rpcBatch, sendBatch, type DevnetClient, type TxRequest } from './chain-client.js'
 import { callTx, executeBatch, type DeployedToken, type DevnetDeployment } from './deploy-devnet.js'
 import { rawAmount } from './market.js'
 
 /**
  * Wallets trading on the devnet through the real routers: V2 and V3, single pool and
  * multi-hop (token → WETH → USDC). Strategies: `noise` trades at random; `early` buys the
- * token a whale is about to pump (profitable by design); `late` buys it right after the
- * pump (unprofitable by design).
+ * token a whale is about to pump and sells it after the pump (profitable by design); `late`
+ * buys it right after the pump and sells it after the early wallets did (unprofitable by
+ * design). Early and late wallets pay with USDC they were sent and sell for DAI, through
+ * WETH on V2: their only positions with a cost basis are the pumped tokens, and each of
+ * their trades is valued by its stablecoin leg, which its receipt shows.
  */
 export type Strategy = 'noise' | 'early' | 'late'
 
@@ -35,7 +38,10 @@ export function prng(seed: number): () => number {
   }
 }
 
-/** Funds and approves `wallets`: WETH, USDC and a few tokens each ("early"/"late" wallets: WETH, and every token approved on V2). */
+/** What an early or late wallet pays for each pumped token, in USD (USDC). */
+export const STAKE_USD = 20_000
+
+/** Funds and approves `wallets`: WETH, USDC and a few tokens each ("early"/"late" wallets: more USDC, and every token approved on V2). */
 export async function setupTraders(client: DevnetClient, url: string, d: DevnetDeployment, wallets: readonly Address[]): Promise<Trader[]> {
   const usdc = d.stablecoins[0]!
   const traders: Trader[] = wallets.map((address, i) => {
@@ -46,8 +52,9 @@ export async function setupTraders(client: DevnetClient, url: string, d: DevnetD
   const txs: TxRequest[] = []
   for (const t of traders) {
     txs.push(callTx(t.address, d.weth.address, 'WETH9', 'deposit', [], rawAmount(300_000, d.weth), 100_000n))
-    txs.push(callTx(d.deployer, usdc.address, 'ERC20PresetFixedSupply', 'transfer', [t.address, rawAmount(300_000, usdc)], undefined, 100_000n))
-    // "early" and "late" wallets only buy with WETH and sell what they bought, on V2.
+    const usdcFunds = t.strategy === 'noise' ? 300_000 : 50 * STAKE_USD
+    txs.push(callTx(d.deployer, usdc.address, 'ERC20PresetFixedSupply', 'transfer', [t.address, rawAmount(usdcFunds, usdc)], undefined, 100_000n))
+    // "early" and "late" wallets only buy with USDC and sell what they bought, on V2.
     const routers = t.strategy === 'noise' ? [d.v2Router, d.v3Router] : [d.v2Router]
     for (const token of [d.weth, usdc, ...t.tokens]) {
       if (token !== d.weth && token !== usdc && t.strategy === 'noise') {
@@ -105,26 +112,44 @@ function noiseTrade(d: DevnetDeployment, t: Trader, random: () => number): TxReq
   return tradeTx(d, t.address, route, path, rawAmount(usd, path[0]!))
 }
 
+const BALANCE_OF = artifact('ERC20PresetFixedSupply').abi
+
+/** Raw balances of `owner` in `token`, one eth_call each, in one batch (latest block). */
+async function balancesOf(url: string, queries: ReadonlyArray<{ owner: Address; token: DeployedToken }>): Promise<bigint[]> {
+  const calls = queries.map((q) => ({
+    method: 'eth_call',
+    params: [{ to: q.token.address, data: encodeFunctionData({ abi: BALANCE_OF, functionName: 'balanceOf', args: [q.owner] } as never) }, 'latest'],
+  }))
+  return (await rpcBatch<Hex>(url, calls)).map((r) => BigInt(r))
+}
+
 /**
  * Round `round` of trading: most wallets make a random trade; every 10 rounds the deployer
- * (a whale) pumps one token, the "early" wallets buy it the round before and sell two
- * rounds after, the "late" ones buy it the round after. Sends the round's transactions in
- * one batch (mining is up to the caller or anvil's block time).
+ * (a whale) pumps one token (phase 9). The "early" wallets buy it the round before (phase 8)
+ * and sell all of it two rounds after (phase 1); the "late" ones buy it the round after
+ * (phase 0) and sell all of it once the early ones have (phase 2). Sends the round's
+ * transactions in one batch (mining is up to the caller or anvil's block time); the sells
+ * read the sellers' balances at the latest block, so the rounds before must be mined.
  */
 export async function tradeRound(url: string, d: DevnetDeployment, traders: readonly Trader[], round: number, random: () => number, share = 0.5): Promise<Hex[]> {
   const phase = round % 10
-  const target = d.tokens[Math.floor(round / 10) % d.tokens.length]!
+  const tokenOf = (r: number) => d.tokens[Math.floor(r / 10) % d.tokens.length]!
+  const target = tokenOf(round)
+  const [usdc, dai] = [d.stablecoins[0]!, d.stablecoins[2]!]
+  const buy = (t: Trader, token: DeployedToken) => tradeTx(d, t.address, 'v2-multi', [usdc, d.weth, token], rawAmount(STAKE_USD, usdc))
+  const sellers: Array<{ owner: Address; token: DeployedToken }> = []
   const txs: TxRequest[] = []
   for (const t of traders) {
-    if (t.strategy === 'early' && phase === 8) txs.push(tradeTx(d, t.address, 'v2-single', [d.weth, target], rawAmount(20_000, d.weth)))
-    else if (t.strategy === 'early' && phase === 1 && round > 10) {
-      const previous = d.tokens[Math.floor((round - 2) / 10) % d.tokens.length]!
-      txs.push(tradeTx(d, t.address, 'v2-single', [previous, d.weth], rawAmount(20_000, previous)))
-    } else if (t.strategy === 'late' && phase === 0 && round > 0) {
-      const pumped = d.tokens[Math.floor((round - 1) / 10) % d.tokens.length]!
-      txs.push(tradeTx(d, t.address, 'v2-single', [d.weth, pumped], rawAmount(20_000, d.weth)))
-    } else if (t.strategy === 'noise' && random() < share) txs.push(noiseTrade(d, t, random))
+    if (t.strategy === 'early' && phase === 8) txs.push(buy(t, target))
+    else if (t.strategy === 'early' && phase === 1 && round > 10) sellers.push({ owner: t.address, token: tokenOf(round - 2) })
+    else if (t.strategy === 'late' && phase === 0 && round > 0) txs.push(buy(t, tokenOf(round - 1)))
+    else if (t.strategy === 'late' && phase === 2 && round > 10) sellers.push({ owner: t.address, token: tokenOf(round - 3) })
+    else if (t.strategy === 'noise' && random() < share) txs.push(noiseTrade(d, t, random))
   }
+  const balances = await balancesOf(url, sellers)
+  sellers.forEach((s, i) => {
+    if (balances[i]! > 0n) txs.push(tradeTx(d, s.owner, 'v2-multi', [s.token, d.weth, dai], balances[i]!))
+  })
   if (phase === 9) txs.push(tradeTx(d, d.deployer, 'v2-single', [d.weth, target], rawAmount(1_000_000, d.weth)))
   return sendBatch(url, txs)
 }

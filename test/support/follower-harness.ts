@@ -26,8 +26,8 @@ export interface FollowerHarness {
 /** A port the OS has just handed out (not a random guess: test files run side by side). */
 export { freePort } from './private-redis.js'
 
-export async function startFollowerHarness(env: Record<string, string> = {}, wallets = 4, genesisTimestamp?: number): Promise<FollowerHarness> {
-  const devnet = await startDevnet({ port: await freePort(), wallets, tokens: 3, blockTimeSeconds: 0, genesisTimestamp })
+export async function startFollowerHarness(env: Record<string, string> = {}, wallets = 4, genesisTimestamp?: number, tokens = 3): Promise<FollowerHarness> {
+  const devnet = await startDevnet({ port: await freePort(), wallets, tokens, blockTimeSeconds: 0, genesisTimestamp })
   const runtime = await createTestRuntime({
     ...followerEnvOf(devnet.url, devnet.deployment),
     FOLLOW_POLL_MS: '50',
