@@ -93,3 +93,16 @@ export function addressRanges(slices: number): Array<[string, string]> {
   const bound = (i: number) => '0x' + Math.floor((i * 256) / n).toString(16).padStart(2, '0')
   return Array.from({ length: n }, (_, i): [string, string] => [i === 0 ? '' : bound(i), i === n - 1 ? '\u{10ffff}' : bound(i + 1)])
 }
+
+/**
+ * The slices a full recompute reads, in order: `slices` even ones, except that the first
+ * quarter of the first is read alone first. Nothing is computed before the first answer
+ * arrives (the next ones are read while the previous one is computed), so a small first
+ * one shortens that wait.
+ */
+export function recomputeSlices(slices: number): Array<[string, string]> {
+  const fine = addressRanges(Math.max(1, Math.floor(slices)) * 4)
+  const ranges: Array<[string, string]> = [fine[0]!]
+  for (let i = 1; i < fine.length; i += 4) ranges.push([fine[i]![0], fine[Math.min(i + 3, fine.length - 1)]![1]])
+  return ranges
+}

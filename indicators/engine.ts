@@ -8,7 +8,7 @@ import type { IndicatorJobResult } from '../shared/queues.js'
 import type { Redis } from '../shared/redis.js'
 import type { Tables } from '../shared/tables.js'
 import { technicalAnalysisKey } from '../shared/technical-analysis.js'
-import { addressRanges, advanceState, readCandlesSince, stateFromHistory } from './candle-series.js'
+import { advanceState, readCandlesSince, recomputeSlices, stateFromHistory } from './candle-series.js'
 import { technicalAnalysisOf, type TokenMeta } from './compute-indicators.js'
 import { NO_CANDLES, type CandleColumns } from './hour-candles.js'
 import { IndicatorStateStore } from './indicator-states.js'
@@ -30,7 +30,7 @@ export interface EngineDeps {
 export interface EngineOptions {
   /** Tokens computed and written per Redis round trip. */
   batchSize?: number
-  /** Queries a full recompute is split into (by address range), overlapping ClickHouse and JavaScript. */
+  /** Slices of the address space a full recompute reads one after another, overlapping ClickHouse and JavaScript (the first in two: recomputeSlices). */
   slices?: number
   lockTtlMs?: number
   /** How long a recompute of given tokens waits for another process recomputing one of them. */
@@ -117,7 +117,7 @@ export class IndicatorEngine {
     await refreshCandles(clickhouse, tables)
     const metadata = await readTokenMetadata(clickhouse, tables)
     totals.readMs += performance.now() - t
-    const ranges = addressRanges(this.slices)
+    const ranges = recomputeSlices(this.slices)
     const fetch = (i: number) => readHistories(clickhouse, tables, { lo: ranges[i]![0], hi: ranges[i]![1] }, lastClosed)
     const writes = new WritesInFlight(totals)
     try {

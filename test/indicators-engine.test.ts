@@ -172,4 +172,19 @@ describe('address slices of a full recompute', () => {
       for (let i = 1; i < n; i++) expect(ranges[i]![0]).toBe(ranges[i - 1]![1])
     }
   })
+
+  it('a full recompute reads a small first slice, then slices covering the rest once, in order', async () => {
+    const { recomputeSlices } = await import('../indicators/candle-series.js')
+    for (const n of [1, 3, 8, 16]) {
+      const ranges = recomputeSlices(n)
+      expect(ranges[0]![0]).toBe('')
+      expect(ranges[ranges.length - 1]![1]).toBe('\u{10ffff}')
+      for (let i = 1; i < ranges.length; i++) expect(ranges[i]![0]).toBe(ranges[i - 1]![1])
+      for (const address of [addressOf(0), '0x' + 'f'.repeat(40), '0x7' + '0'.repeat(39), '0x80' + '1'.repeat(38)]) {
+        expect(ranges.filter(([lo, hi]) => address >= lo && address < hi), `${address} in ${n} slices`).toHaveLength(1)
+      }
+    }
+    expect(recomputeSlices(8)).toHaveLength(9)
+    expect(recomputeSlices(8)[0]).toEqual(['', '0x08'])
+  })
 })
