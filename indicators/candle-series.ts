@@ -18,13 +18,12 @@ export function stateFromHistory(history: TokenHistory, lastClosed: number): Ind
   const dayFrom = lastDay.times.length > 0 ? lastDay.times[0]! : Infinity
   let day = 0 // the next of the last day's candles (ascending)
   feedGrid(state, times, times[0]!, lastClosed, (time, index, count) => {
-    for (let k = 0; k < count; k++) {
+    // Before the last day, a run of closes at once; then candle by candle, whole.
+    const closesOnly = Math.max(0, Math.min(count, Math.ceil((dayFrom - time) / CANDLE_MS)))
+    state.pushCloses(time, CANDLE_MS, closesOnly, closes, index)
+    for (let k = closesOnly; k < count; k++) {
       const t = time + k * CANDLE_MS
       const close = closes[index + k]!
-      if (t < dayFrom) {
-        state.push(t, close, close, close, 0)
-        continue
-      }
       while (day < lastDay.times.length && lastDay.times[day]! < t) day++
       if (lastDay.times[day] === t) state.push(t, lastDay.highs[day]!, lastDay.lows[day]!, close, lastDay.volumes[day]!)
       else state.push(t, close, close, close, 0)
@@ -79,11 +78,8 @@ function feedGrid(
   observed: (time: number, index: number, count: number) => void,
 ): void {
   walkCandleGrid(times, firstTime, lastClosed, CANDLE_MS, (time, index, count) => {
-    if (index >= 0) return observed(time, index, count)
-    for (let k = 0; k < count; k++) {
-      const close = state.lastClose
-      state.push(time + k * CANDLE_MS, close, close, close, 0)
-    }
+    if (index >= 0) observed(time, index, count)
+    else state.pushCloses(time, CANDLE_MS, count, state.lastClose)
   })
 }
 

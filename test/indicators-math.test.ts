@@ -170,6 +170,38 @@ describe('carried state', () => {
     }
   })
 
+  it('a run of closes fed at once gives the bytes of pushing them one by one, undo record included', () => {
+    const random = prng(13)
+    for (let run = 0; run < 200; run++) {
+      const oneByOne = IndicatorState.empty()
+      const inRuns = IndicatorState.empty()
+      let time = 1_000 * Math.floor(random() * 100)
+      for (let part = Math.floor(random() * 8); part >= 0; part--) {
+        const count = Math.floor(random() * 60)
+        const flat = random() < 0.3 // a gap: one close for the whole run
+        const closes = Float64Array.from({ length: count + 3 }, () => 1 + random() * 100)
+        const from = Math.floor(random() * 3)
+        const closeAt = (k: number) => (flat ? oneByOne.lastClose || 42 : closes[from + k]!)
+        const constant = closeAt(0)
+        for (let k = 0; k < count; k++) {
+          const close = flat ? constant : closeAt(k)
+          oneByOne.push(time + k * 4, close, close, close, 0)
+        }
+        if (flat) inRuns.pushCloses(time, 4, count, constant)
+        else inRuns.pushCloses(time, 4, count, closes, from)
+        time += count * 4
+        if (random() < 0.3) {
+          // a whole candle between runs
+          const c = { high: 200 * random(), low: random(), close: 100 * random(), volume: 7 * random() }
+          oneByOne.push(time, c.high, c.low, c.close, c.volume)
+          inRuns.push(time, c.high, c.low, c.close, c.volume)
+          time += 4
+        }
+      }
+      expect(inRuns.toBytes().equals(oneByOne.toBytes()), `run ${run}`).toBe(true)
+    }
+  })
+
   it('bytes of another size or version are no state', () => {
     const bytes = new Uint8Array(IndicatorState.ofCloses([1, 2, 3]).toBytes())
     expect(IndicatorState.fromBytes(bytes.subarray(8))).toBeNull()

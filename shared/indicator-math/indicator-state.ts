@@ -112,81 +112,118 @@ export class IndicatorState {
 
   /** Feeds the next candle of the grid. */
   push(time: number, high: number, low: number, close: number, volume: number): void {
-    // The scalars are read into locals and written back once, and the undo record is
-    // copied element by element (copyWithin is a runtime call per use): a push is a few
-    // float operations, so these costs dominated it. The operations and their order are
-    // unchanged, so the bits are too.
+    this.feed(time, 0, 1, close, 0, high, low, volume)
+  }
+
+  /**
+   * Feeds `count` candles of the grid made of a close alone (high = low = close, no
+   * volume), at `time`, `time + intervalMs`, ...: closes[from] on, or one close for them
+   * all. The same as that many pushes, in one loop (how a full recompute feeds a history).
+   */
+  pushCloses(time: number, intervalMs: number, count: number, closes: number | ArrayLike<number>, from = 0): void {
+    this.feed(time, intervalMs, count, closes, from, null, null, 0)
+  }
+
+  /**
+   * The step, for `count` candles in a row (push: one). Candle k: time + k * intervalMs,
+   * its close closes[from + k] (or `closes` itself), high and low `high` and `low` (null:
+   * the close), `volume`. The scalars live in locals for the whole run and are written back
+   * once; the undo record is written for the last candle only (a push writes it for its
+   * candle, so after a run it holds what the run's last push would have): per candle this
+   * is a few float operations, where reading and writing the state around each one cost
+   * several times more. The operations and their order are those of one push after
+   * another, so are the bits.
+   */
+  private feed(
+    time: number,
+    intervalMs: number,
+    count: number,
+    closes: number | ArrayLike<number>,
+    from: number,
+    high: number | null,
+    low: number | null,
+    volume: number,
+  ): void {
+    if (count <= 0) return
     const s = this.s
-    const n = s[H_COUNT]! | 0 // an integer: the modulos below are then integer ones, not fmod
-    const t = TAIL + (n % PIVOT_CANDLES) * TAIL_FIELDS
-    const c = CLOSES + (n % SMA_WINDOW)
-    const previous = s[H_PREVIOUS_CLOSE]!
+    const oneClose = typeof closes === 'number' ? closes : NaN
+    const series = typeof closes === 'number' ? null : closes
+    let n = s[H_COUNT]! | 0 // an integer: the modulos below are then integer ones, not fmod
+    let lastTime = s[H_TIME]!
+    let previous = s[H_PREVIOUS_CLOSE]!
     let gain = s[H_GAIN]!
     let loss = s[H_LOSS]!
     let slow = s[H_SLOW]!
     let fast = s[H_FAST]!
     let signal = s[H_SIGNAL]!
     let macd = s[H_MACD]!
-    s[UNDO] = 1
-    s[UNDO_HEADER + H_COUNT - H_COUNT] = n
-    s[UNDO_HEADER + H_TIME - H_COUNT] = s[H_TIME]!
-    s[UNDO_HEADER + H_PREVIOUS_CLOSE - H_COUNT] = previous
-    s[UNDO_HEADER + H_GAIN - H_COUNT] = gain
-    s[UNDO_HEADER + H_LOSS - H_COUNT] = loss
-    s[UNDO_HEADER + H_SLOW - H_COUNT] = slow
-    s[UNDO_HEADER + H_FAST - H_COUNT] = fast
-    s[UNDO_HEADER + H_SIGNAL - H_COUNT] = signal
-    s[UNDO_HEADER + H_MACD - H_COUNT] = macd
-    s[UNDO_TAIL] = s[t]!
-    s[UNDO_TAIL + 1] = s[t + 1]!
-    s[UNDO_TAIL + 2] = s[t + 2]!
-    s[UNDO_TAIL + 3] = s[t + 3]!
-    s[UNDO_CLOSE] = s[c]!
-    if (n > 0) {
-      const change = close - previous
-      const up = change > 0 ? change : 0
-      const down = change < 0 ? -change : 0
-      if (n < RSI_PERIOD) {
-        gain = gain + up
-        loss = loss + down
-      } else if (n === RSI_PERIOD) {
-        gain = (gain + up) / RSI_PERIOD
-        loss = (loss + down) / RSI_PERIOD
-      } else {
-        gain = (gain * (RSI_PERIOD - 1) + up) / RSI_PERIOD
-        loss = (loss * (RSI_PERIOD - 1) + down) / RSI_PERIOD
+    for (let k = 0; k < count; k++) {
+      const close = series === null ? oneClose : series[from + k]!
+      const t = TAIL + (n % PIVOT_CANDLES) * TAIL_FIELDS
+      const c = CLOSES + (n % SMA_WINDOW)
+      if (k === count - 1) {
+        s[UNDO] = 1
+        s[UNDO_HEADER + H_COUNT - H_COUNT] = n
+        s[UNDO_HEADER + H_TIME - H_COUNT] = lastTime
+        s[UNDO_HEADER + H_PREVIOUS_CLOSE - H_COUNT] = previous
+        s[UNDO_HEADER + H_GAIN - H_COUNT] = gain
+        s[UNDO_HEADER + H_LOSS - H_COUNT] = loss
+        s[UNDO_HEADER + H_SLOW - H_COUNT] = slow
+        s[UNDO_HEADER + H_FAST - H_COUNT] = fast
+        s[UNDO_HEADER + H_SIGNAL - H_COUNT] = signal
+        s[UNDO_HEADER + H_MACD - H_COUNT] = macd
+        for (let f = 0; f < TAIL_FIELDS; f++) s[UNDO_TAIL + f] = s[t + f]!
+        s[UNDO_CLOSE] = s[c]!
       }
-    }
-    if (n < FIRST_MACD) {
-      slow = slow + close
-      if (n >= MACD_SLOW - MACD_FAST) fast = fast + close
-    } else {
-      if (n === FIRST_MACD) {
-        slow = (slow + close) / MACD_SLOW
-        fast = (fast + close) / MACD_FAST
-      } else {
-        slow = (close - slow) * SLOW_K + slow
-        fast = (close - fast) * FAST_K + fast
+      if (n > 0) {
+        const change = close - previous
+        const up = change > 0 ? change : 0
+        const down = change < 0 ? -change : 0
+        if (n < RSI_PERIOD) {
+          gain = gain + up
+          loss = loss + down
+        } else if (n === RSI_PERIOD) {
+          gain = (gain + up) / RSI_PERIOD
+          loss = (loss + down) / RSI_PERIOD
+        } else {
+          gain = (gain * (RSI_PERIOD - 1) + up) / RSI_PERIOD
+          loss = (loss * (RSI_PERIOD - 1) + down) / RSI_PERIOD
+        }
       }
-      macd = fast - slow
-      if (n < FIRST_SIGNAL) signal = signal + macd
-      else if (n === FIRST_SIGNAL) signal = (signal + macd) / MACD_SIGNAL
-      else signal = (macd - signal) * SIGNAL_K + signal
+      if (n < FIRST_MACD) {
+        slow = slow + close
+        if (n >= MACD_SLOW - MACD_FAST) fast = fast + close
+      } else {
+        if (n === FIRST_MACD) {
+          slow = (slow + close) / MACD_SLOW
+          fast = (fast + close) / MACD_FAST
+        } else {
+          slow = (close - slow) * SLOW_K + slow
+          fast = (close - fast) * FAST_K + fast
+        }
+        macd = fast - slow
+        if (n < FIRST_SIGNAL) signal = signal + macd
+        else if (n === FIRST_SIGNAL) signal = (signal + macd) / MACD_SIGNAL
+        else signal = (macd - signal) * SIGNAL_K + signal
+      }
+      s[t] = high ?? close
+      s[t + 1] = low ?? close
+      s[t + 2] = close
+      s[t + 3] = volume
+      s[c] = close
+      previous = close
+      lastTime = time + k * intervalMs
+      n++
     }
+    s[H_COUNT] = n
+    s[H_TIME] = lastTime
+    s[H_PREVIOUS_CLOSE] = previous
     s[H_GAIN] = gain
     s[H_LOSS] = loss
     s[H_SLOW] = slow
     s[H_FAST] = fast
     s[H_SIGNAL] = signal
     s[H_MACD] = macd
-    s[t] = high
-    s[t + 1] = low
-    s[t + 2] = close
-    s[t + 3] = volume
-    s[c] = close
-    s[H_PREVIOUS_CLOSE] = close
-    s[H_TIME] = time
-    s[H_COUNT] = n + 1
   }
 
   /**
