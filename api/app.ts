@@ -8,6 +8,7 @@ import type { Tables } from '../shared/tables.js'
 import { revalidateAlways, type SeriesCachePolicy } from './cache-control.js'
 import { routeTable } from './route-table.js'
 import { candlesRouter } from './candles-route.js'
+import { CandleRefreshGate } from './candle-refresh-gate.js'
 import { errorResponder, unknownRoute } from './error-handling.js'
 import { HoldingsRepository } from './holdings-repository.js'
 import { holdingsRouter } from './holdings-routes.js'
@@ -52,6 +53,7 @@ export function createApp(deps: ApiDeps): Express {
   const keptSwaps = new VersionedResults(deps.redis, deps.redisPrefix, 'swaps')
   const swaps = new SwapsRepository(deps.clickhouse, deps.tables, hourCounts, directory, keptSwaps)
   const flows = new TokenFlowsRepository(deps.clickhouse, deps.tables, keptSwaps)
+  const refreshGate = new CandleRefreshGate(deps.redis, deps.redisPrefix)
 
   const app = express()
   // The server runs this app's router in its own app (root-app.ts), whose settings apply:
@@ -65,7 +67,7 @@ export function createApp(deps: ApiDeps): Express {
   app.use(
     routeTable(
       tokensRouter(directory),
-      candlesRouter({ clickhouse: deps.clickhouse, tables: deps.tables, tokens, caching: deps.seriesCaching }),
+      candlesRouter({ clickhouse: deps.clickhouse, tables: deps.tables, tokens, caching: deps.seriesCaching, refreshGate }),
       holdingsRouter(holdings, directory),
       swapsRouter(swaps, directory),
       walletsRouter(holdings, directory),
@@ -75,7 +77,7 @@ export function createApp(deps: ApiDeps): Express {
         rules: deps.smartMoney.rules,
       }),
       tokenFlowsRouter({ flows, directory, tokens }),
-      technicalAnalysisHistoryRouter({ clickhouse: deps.clickhouse, tables: deps.tables, directory, tokens, caching: deps.seriesCaching }),
+      technicalAnalysisHistoryRouter({ clickhouse: deps.clickhouse, tables: deps.tables, directory, tokens, caching: deps.seriesCaching, refreshGate }),
       technicalAnalysisRouter({ directory, tokens, redis: deps.redis, redisPrefix: deps.redisPrefix, onDemand: deps.onDemand }),
     ),
   )

@@ -13,12 +13,14 @@ import { notFound } from './http-error.js'
 import { seriesWindow } from './series-window.js'
 import { secondsHint, timeRangeOf } from './time-range.js'
 import type { TokenPresence } from './token-presence.js'
+import type { CandleRefreshGate } from './candle-refresh-gate.js'
 
 export interface CandlesDeps {
   clickhouse: ClickHouseClient
   tables: Tables
   tokens: TokenPresence
   caching: SeriesCachePolicy
+  refreshGate: CandleRefreshGate
 }
 
 /**
@@ -39,7 +41,7 @@ export function candlesRouter(deps: CandlesDeps): Router {
     const format = query.format
     if (!(await deps.tokens.isKnownAddress(address))) throw notFound(`No token with contract address ${address}`)
     const now = Date.now()
-    const candles = await closedCandles(deps.clickhouse, deps.tables, address, now, interval.ms)
+    const candles = await closedCandles(deps.clickhouse, deps.tables, address, now, interval.ms, deps.refreshGate.refresh)
     const { from, to, total } = seriesWindow(candles, range, page)
     cacheClosedSeries(res, deps.caching, range, interval.ms, now)
     await sendListPage(res, format, CANDLE_COLUMNS, { rows: candles.slice(from, to).map(roundCandle), pagination: { ...page, total }, message: secondsHint(range, total) })

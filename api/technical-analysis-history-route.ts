@@ -16,6 +16,7 @@ import { technicalAnalysisTarget } from './technical-analysis-params.js'
 import { secondsHint, timeRangeOf } from './time-range.js'
 import type { TokenDirectory } from './token-directory.js'
 import type { TokenPresence } from './token-presence.js'
+import type { CandleRefreshGate } from './candle-refresh-gate.js'
 
 export interface TechnicalAnalysisHistoryDeps {
   clickhouse: ClickHouseClient
@@ -23,6 +24,7 @@ export interface TechnicalAnalysisHistoryDeps {
   directory: TokenDirectory
   tokens: TokenPresence
   caching: SeriesCachePolicy
+  refreshGate: CandleRefreshGate
 }
 
 /**
@@ -54,7 +56,7 @@ export function technicalAnalysisHistoryRouter(deps: TechnicalAnalysisHistoryDep
       throw notFound(`No token with contract address ${address}`)
     }
     const now = Date.now()
-    const candles = await closedCandles(deps.clickhouse, deps.tables, address, now)
+    const candles = await closedCandles(deps.clickhouse, deps.tables, address, now, CANDLE_MS, deps.refreshGate.refresh)
     const { from, to, total } = seriesWindow(candles, range, page)
     cacheClosedSeries(res, deps.caching, range, CANDLE_MS, now)
     await sendListPage(res, format, INDICATOR_HISTORY_COLUMNS, {

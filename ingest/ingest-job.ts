@@ -22,7 +22,11 @@ export interface IngestJobContext {
   onHoldingsStored?: () => Promise<void>
   /** Told which tokens' metadata was written, once stored and before the job is acknowledged. */
   onTokensStored?: (addresses: readonly string[]) => Promise<void>
+  /** Told that rows that can change a candle (swaps, retractions, prices, tokens) were stored, before the job is acknowledged. */
+  onCandleInputsStored?: () => Promise<void>
 }
+
+const CANDLE_INPUTS: ReadonlySet<RecordType> = new Set(['swap', 'swap_retraction', 'price', 'token'])
 
 /**
  * One ingest job: validate every record, write the valid ones to their table and the
@@ -62,6 +66,7 @@ export async function processIngestJob(data: unknown, ctx: IngestJobContext): Pr
   if (swapHours !== undefined) await ctx.onSwapHoursStored?.(swapHours)
   if (type === 'holding' && accepted > 0) await ctx.onHoldingsStored?.()
   if (tokenAddresses !== undefined && tokenAddresses.length > 0) await ctx.onTokensStored?.(tokenAddresses)
+  if (CANDLE_INPUTS.has(type) && accepted > 0) await ctx.onCandleInputsStored?.()
   return { accepted, rejected: letters.length }
 }
 

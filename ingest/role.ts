@@ -1,7 +1,7 @@
 import { QueueFactory } from '../shared/queue-factory.js'
 import { createRedis } from '../shared/redis.js'
 import { markSwapHoursChanged } from '../shared/swap-hours.js'
-import { markHoldingsChanged } from '../shared/data-versions.js'
+import { markCandleInputsChanged, markHoldingsChanged } from '../shared/data-versions.js'
 import type { RunningRole, Runtime } from '../shared/runtime.js'
 import { publishTokensChanged } from '../shared/token-events.js'
 import { BatchWriter } from './batch-writer.js'
@@ -31,7 +31,8 @@ export async function startIngestRole(runtime: Runtime): Promise<RunningRole> {
   const onSwapHoursStored = (hours: ReadonlySet<number>) => markSwapHoursChanged(commands, config.redis.prefix, hours)
   const onHoldingsStored = () => markHoldingsChanged(commands, config.redis.prefix)
   const onTokensStored = (addresses: readonly string[]) => publishTokensChanged(commands, config.redis.prefix, addresses)
-  const worker = createIngestWorker(config, queues, { writer, tables, tokenIds, onSwapHoursStored, onHoldingsStored, onTokensStored }, logger)
+  const onCandleInputsStored = () => markCandleInputsChanged(commands, config.redis.prefix)
+  const worker = createIngestWorker(config, queues, { writer, tables, tokenIds, onSwapHoursStored, onHoldingsStored, onTokensStored, onCandleInputsStored }, logger)
   await worker.waitUntilReady()
   logger.info('ingest worker started', { concurrency: config.ingest.concurrency })
   const redrives = await startRedriveWorker(config, queues, clickhouse, tables, logger).catch(async (err: unknown) => {

@@ -99,6 +99,11 @@ export function hoursBeforeSql(filter: TokenFilter): string {
 
 
 
+/** Brings a token's stored candles up to date with what ingestion marked (lower-case address). */
+export type CandleRefresh = (clickhouse: ClickHouseClient, tables: Tables, token: string) => Promise<unknown>
+
+const refreshTokenCandles: CandleRefresh = (clickhouse, tables, token) => refreshCandles(clickhouse, tables, { token })
+
 interface CandleRow {
   bucket: number
   open: number
@@ -119,8 +124,9 @@ export async function queryTokenCandles(
   contractAddress: string,
   before: number,
   intervalMs = CANDLE_MS,
+  refresh: CandleRefresh = refreshTokenCandles,
 ): Promise<Candle[]> {
-  await refreshCandles(clickhouse, tables, { token: contractAddress.toLowerCase() })
+  await refresh(clickhouse, tables, contractAddress.toLowerCase())
   const rs = await clickhouse.query({
     query: `SELECT bucket, open, high, low, close, volume FROM (${candlesSql(tables, 'token', intervalMs)}) ORDER BY bucket`,
     query_params: { token: contractAddress.toLowerCase(), before: dateTime64Param(before) },
@@ -206,8 +212,9 @@ export async function closedCandles(
   contractAddress: string,
   now: number,
   intervalMs = CANDLE_MS,
+  refresh: CandleRefresh = refreshTokenCandles,
 ): Promise<Candle[]> {
   const lastClosed = lastClosedCandleStart(now, intervalMs)
-  const candles = await queryTokenCandles(clickhouse, tables, contractAddress, lastClosed + intervalMs, intervalMs)
+  const candles = await queryTokenCandles(clickhouse, tables, contractAddress, lastClosed + intervalMs, intervalMs, refresh)
   return fillCandleGaps(candles, lastClosed, intervalMs)
 }

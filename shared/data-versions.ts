@@ -12,7 +12,7 @@ import { readSwapHoursVersion } from './swap-hours.js'
  * random, never counters: after Redis loses its data a token is missing or new, never one
  * a cache already holds.
  */
-export type VersionedData = 'swaps' | 'holdings'
+export type VersionedData = 'swaps' | 'holdings' | 'candleInputs'
 
 function versionKey(prefix: string, data: Exclude<VersionedData, 'swaps'>): string {
   return redisKey(prefix, data, 'version')
@@ -20,6 +20,11 @@ function versionKey(prefix: string, data: Exclude<VersionedData, 'swaps'>): stri
 
 export async function markHoldingsChanged(redis: Redis, prefix: string): Promise<void> {
   await redis.set(versionKey(prefix, 'holdings'), randomUUID())
+}
+
+/** Rows that can change a candle were stored: swaps, retractions, prices or tokens (decimals). */
+export async function markCandleInputsChanged(redis: Redis, prefix: string): Promise<void> {
+  await redis.set(versionKey(prefix, 'candleInputs'), randomUUID())
 }
 
 /** The current token of `data`; null when none was written (nothing can be vouched for). */

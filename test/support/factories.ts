@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { markHoldingsChanged } from '../../shared/data-versions.js'
+import { markCandleInputsChanged, markHoldingsChanged } from '../../shared/data-versions.js'
 import { createRedis } from '../../shared/redis.js'
 import type { Runtime } from '../../shared/runtime.js'
 import type { TechnicalAnalysis } from '../../shared/technical-analysis.js'
@@ -103,6 +103,7 @@ export async function announceTokens(runtime: Runtime, addresses: string[]): Pro
   const redis = createRedis(runtime.config.redis.url)
   try {
     await publishTokensChanged(redis, runtime.config.redis.prefix, addresses)
+    await markCandleInputsChanged(redis, runtime.config.redis.prefix)
   } finally {
     redis.disconnect()
   }
@@ -163,6 +164,12 @@ export async function insertPrices(runtime: Runtime, rows: PriceRowInput[]): Pro
       ingested_at: r.ingested_at ?? Date.now(),
     })),
   )
+  const redis = createRedis(runtime.config.redis.url)
+  try {
+    await markCandleInputsChanged(redis, runtime.config.redis.prefix)
+  } finally {
+    redis.disconnect()
+  }
 }
 
 /** A complete cached indicator result (shared/technical-analysis.ts) for one token. */

@@ -1,12 +1,13 @@
 import { swapEntryTables } from '../../shared/schema/swaps-schema.js'
+import { markCandleInputsChanged } from '../../shared/data-versions.js'
 import { createRedis } from '../../shared/redis.js'
 import type { Runtime } from '../../shared/runtime.js'
 import { hourStart, markSwapHoursChanged } from '../../shared/swap-hours.js'
 
 /**
  * Stores swap rows as ingestion does, without the queue: through the swaps entry tables
- * (whose views keep every access path in step), then marks their hours changed so an
- * API's cached hour counts see them.
+ * (whose views keep every access path in step), then marks their hours and the candle
+ * inputs changed so an API's cached hour counts and candle reads see them.
  */
 export async function storeSwapRows(
   runtime: Runtime,
@@ -18,6 +19,7 @@ export async function storeSwapRows(
   const redis = createRedis(runtime.config.redis.url)
   try {
     await markSwapHoursChanged(redis, runtime.config.redis.prefix, hours)
+    await markCandleInputsChanged(redis, runtime.config.redis.prefix)
   } finally {
     redis.disconnect()
   }
