@@ -35,7 +35,7 @@ import { TokenDirectory } from '../api/token-directory.js'
 import { TokenPresence } from '../api/token-presence.js'
 import { VersionedResults } from '../api/versioned-results.js'
 import { TokenFlowsRepository } from '../api/token-flows-repository.js'
-import { markHoldingsChanged } from '../shared/data-versions.js'
+import { markCandleInputsChanged, markHoldingsChanged } from '../shared/data-versions.js'
 import { HOUR_MS, hourStart, markSwapHoursChanged } from '../shared/swap-hours.js'
 import { openRuntime } from '../shared/bootstrap.js'
 import { closedCandles } from '../shared/candles.js'
@@ -251,6 +251,7 @@ async function markStored(): Promise<void> {
   for (let h = hourStart(buildStartMs); h <= buildEndMs; h += HOUR_MS) hours.add(h)
   await markSwapHoursChanged(redis, config.redis.prefix, hours)
   await markHoldingsChanged(redis, config.redis.prefix)
+  await markCandleInputsChanged(redis, config.redis.prefix)
 }
 
 /** With BENCH_STORE_DIR: whether the kept store already holds the SWAPS swaps. */
