@@ -38,7 +38,7 @@ import { TokenFlowsRepository } from '../api/token-flows-repository.js'
 import { markCandleInputsChanged, markHoldingsChanged } from '../shared/data-versions.js'
 import { HOUR_MS, hourStart, markSwapHoursChanged } from '../shared/swap-hours.js'
 import { openRuntime } from '../shared/bootstrap.js'
-import { closedCandles } from '../shared/candles.js'
+import { CANDLE_MS, closedCandles } from '../shared/candles.js'
 import { loadConfig } from '../shared/config.js'
 import { createRedis, deleteKeysWithPrefix } from '../shared/redis.js'
 import { SWAP_INSERT_COLUMNS, swapEntryTables, type SwapColumn } from '../shared/schema/swaps-schema.js'
@@ -547,9 +547,11 @@ try {
     {
       name: 'tokens/:address/candles (90 days)',
       path: `/tokens/${token}/candles?${range(whole)}`,
+      // The candle query alone: the API re-aggregates first only after ingestion stored
+      // something (api/candle-refresh-gate.ts), and nothing is stored while this runs.
       raw: async () => {
         await presence.isKnownAddress(token)
-        return closedCandles(clickhouse, tables, token, Date.now())
+        return closedCandles(clickhouse, tables, token, Date.now(), CANDLE_MS, async () => undefined)
       },
       group: 'candles',
       ratioTarget: true,
