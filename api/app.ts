@@ -67,7 +67,7 @@ export function createApp(deps: ApiDeps): Express {
   app.use(
     routeTable(
       tokensRouter(directory),
-      candlesRouter({ clickhouse: deps.clickhouse, tables: deps.tables, tokens, caching: deps.seriesCaching, refreshGate }),
+      candlesRouter({ clickhouse: deps.clickhouse, tables: deps.tables, tokens, directory, caching: deps.seriesCaching, refreshGate }),
       holdingsRouter(holdings, directory),
       swapsRouter(swaps, directory),
       walletsRouter(holdings, directory),

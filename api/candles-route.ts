@@ -14,11 +14,14 @@ import { seriesWindow } from './series-window.js'
 import { secondsHint, timeRangeOf } from './time-range.js'
 import type { TokenPresence } from './token-presence.js'
 import type { CandleRefreshGate } from './candle-refresh-gate.js'
+import type { TokenDirectory } from './token-directory.js'
 
 export interface CandlesDeps {
   clickhouse: ClickHouseClient
   tables: Tables
   tokens: TokenPresence
+  /** Tokens with metadata, in memory: most addresses are known without a query. */
+  directory: Pick<TokenDirectory, 'get'>
   caching: SeriesCachePolicy
   refreshGate: CandleRefreshGate
 }
@@ -39,7 +42,9 @@ export function candlesRouter(deps: CandlesDeps): Router {
     const range = timeRangeOf(query)
     const page = { limit: query.limit, offset: query.offset }
     const format = query.format
-    if (!(await deps.tokens.isKnownAddress(address))) throw notFound(`No token with contract address ${address}`)
+    if (deps.directory.get(address) === undefined && !(await deps.tokens.isKnownAddress(address))) {
+      throw notFound(`No token with contract address ${address}`)
+    }
     const now = Date.now()
     const candles = await closedCandles(deps.clickhouse, deps.tables, address, now, interval.ms, deps.refreshGate.refresh)
     const { from, to, total } = seriesWindow(candles, range, page)
