@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { walkCandleGrid } from '../shared/candles.js'
+import { seededFloats as prng } from '../ingest/sample-data/prng.js'
 
 /** The grid walk interval by interval, as gap filling was first written: the reference the runs must expand to. */
 function walkOneByOne(times: readonly number[], firstTime: number, lastTime: number, intervalMs: number): Array<[number, number]> {
@@ -20,16 +21,6 @@ function expandRuns(times: readonly number[], firstTime: number, lastTime: numbe
     for (let k = 0; k < count; k++) visits.push([time + k * intervalMs, index < 0 ? -1 : index + k])
   })
   return visits
-}
-
-/** mulberry32, seeded: a failing case can be replayed. */
-function prng(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
 }
 
 describe('gap filling walks the grid in runs', () => {

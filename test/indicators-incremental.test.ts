@@ -7,16 +7,7 @@ import { closedChanges, IndicatorEngine } from '../indicators/engine.js'
 import { IndicatorStateStore } from '../indicators/indicator-states.js'
 import { addressOf, hashOf, insertPrices, insertSwaps, insertTokens, type SwapRow } from './support/market-rows.js'
 import { createTestRuntime, type TestRuntime } from './support/runtime.js'
-
-/** mulberry32: a small seeded generator, so a failing run can be replayed from its seed. */
-function prng(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+import { seededFloats as prng } from '../ingest/sample-data/prng.js'
 
 const SEED = 20261123
 const START = Date.UTC(2026, 5, 1, 13, 30) // the engine's clock at the first round

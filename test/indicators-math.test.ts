@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { IndicatorState } from '../shared/indicator-math/indicator-state.js'
 import { latestPivots, pivotLevels } from '../shared/indicator-math/pivots.js'
 import { expectClose, referenceVectors, type ReferenceFile } from './support/ta-reference.js'
+import { seededFloats as prng } from '../ingest/sample-data/prng.js'
 
 const reference: ReferenceFile = referenceVectors()
 const latestSma = (closes: number[], period: number) => IndicatorState.ofCloses(closes).sma(period)
@@ -123,16 +124,6 @@ describe('pivot points', () => {
 })
 
 describe('carried state', () => {
-  /** mulberry32: a small seeded generator, so a failure can be replayed. */
-  function prng(seed: number) {
-    return () => {
-      seed = (seed + 0x6d2b79f5) | 0
-      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-      return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-    }
-  }
-
   it('stored and restored at any candle, then fed the rest, gives the same bits as one pass', () => {
     const random = prng(7)
     for (let run = 0; run < 200; run++) {

@@ -41,3 +41,9 @@ export class Prng {
     return out.slice(0, digits)
   }
 }
+
+/** The floats of a seeded Prng as a plain function, for code that only draws floats. */
+export function seededFloats(seed: number): () => number {
+  const prng = new Prng(seed)
+  return () => prng.next()
+}
