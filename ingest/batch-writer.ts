@@ -140,7 +140,7 @@ export class BatchWriter {
     // hash running side by side would not see each other. Rows keep buffering meanwhile,
     // so the next insert is simply larger.
     const previous = this.tableTails.get(table) ?? Promise.resolve()
-    const insert = previous.then(() => this.insertEntries(targets, columns, entries))
+    const insert = previous.then(() => this.insertEntries(table, targets, columns, entries))
     const settled = insert.finally(() => {
       this.inFlight.delete(settled)
       if (this.tableTails.get(table) === settled) this.tableTails.delete(table)
@@ -150,8 +150,8 @@ export class BatchWriter {
     return settled
   }
 
-  private async insertEntries(targets: readonly string[], columns: readonly string[], entries: Entry[]): Promise<void> {
-    const table = targets.join(' then ')
+  /** `table` names the targets in logs. */
+  private async insertEntries(table: string, targets: readonly string[], columns: readonly string[], entries: Entry[]): Promise<void> {
     try {
       await this.insert(targets, columns, entries.map((e) => e.rows))
       for (const entry of entries) entry.resolve()

@@ -1,4 +1,4 @@
-import { SWAP_MOVES_VIEW, swapMovesViewDdl, swapVersionsDdl } from '../schema/swaps-schema.js'
+import { SWAP_LOCATION_INSERT_COLUMNS, SWAP_MOVES_VIEW, swapMovesViewDdl, swapVersionsDdl } from '../schema/swaps-schema.js'
 import type { Tables } from '../tables.js'
 import type { Migration } from './migration.js'
 
@@ -28,10 +28,9 @@ export const swapVersionsFirst: Migration = {
   },
 }
 
-const LOCATION = 'hash, chain_id, timestamp, wallet_address, token_sold_address, token_bought_address, ingested_at'
-
 function relocateLiveRows(t: Tables): string {
-  return `INSERT INTO ${t.swapLocations} (${LOCATION}) SELECT ${LOCATION} FROM ${t.swaps} WHERE is_deleted = 0`
+  const columns = SWAP_LOCATION_INSERT_COLUMNS
+  return `INSERT INTO ${t.swapLocations} (${columns}) SELECT ${columns} FROM ${t.swaps} WHERE is_deleted = 0`
 }
 
 /** Every live version of a doubly-live hash but its latest delivery, into the log of retracted versions. */

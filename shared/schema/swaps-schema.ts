@@ -88,6 +88,9 @@ const LOCATION_COLUMNS: Column[] = [
   IS_DELETED,
 ]
 
+/** The columns a version's location is written with (is_deleted takes its default). */
+export const SWAP_LOCATION_INSERT_COLUMNS = names(LOCATION_COLUMNS.filter((c) => c !== IS_DELETED))
+
 function columnsDdl(columns: readonly Column[]): string {
   return columns.map((c) => `${c.name} ${c.type}`).join(',\n      ')
 }
@@ -131,7 +134,7 @@ export function swapVersionsDdl(t: Tables): string[] {
       ${columnsDdl(SWAP_COLUMNS)}
     ) ENGINE = Null`,
     `CREATE MATERIALIZED VIEW IF NOT EXISTS ${t.database}.mv_swap_versions TO ${t.swapLocations} AS
-      SELECT ${names(LOCATION_COLUMNS.filter((c) => c !== IS_DELETED))} FROM ${t.swapVersionsIncoming}`,
+      SELECT ${SWAP_LOCATION_INSERT_COLUMNS} FROM ${t.swapVersionsIncoming}`,
   ]
 }
 
