@@ -42,7 +42,7 @@ export class AdaptiveLogReader {
           this.logger.debug('eth_getLogs range shrunk', { size: this.size, reason: text.slice(0, 200) })
           continue
         }
-        if (!isTransient(err)) throw err
+        if (!isTransient(err) || this.rpc.isHalted) throw err
         this.logger.warn('eth_getLogs failed: retrying', { from, to, err })
         await new Promise((r) => setTimeout(r, delay))
         delay = Math.min(delay * 2, 5_000)

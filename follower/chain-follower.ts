@@ -4,11 +4,13 @@ import type { Logger } from '../shared/logger.js'
 import type { Redis } from '../shared/redis.js'
 import type { RecordType } from '../shared/records.js'
 import { AdaptiveLogReader } from './adaptive-log-reader.js'
+import { swapLogBlocks } from './chain-logs.js'
 import type { ChainRpc, BlockHeader } from './chain-rpc.js'
 import { FollowerStateStore, type FollowerState, type SettledState, type WindowBlock } from './follower-state.js'
 import { FollowerStats } from './follower-stats.js'
 import { FinalizedRecords, tradedByBlock, type FinalityWork } from './finalized-records.js'
 import { HoldingWallets } from './holding-wallets.js'
+import { HistoryPrefetch } from './history-prefetch.js'
 import { HoldingsReader, type FollowedHoldingRecord } from './holdings-reader.js'
 import { FollowerStopped, waitForJobs } from './job-acks.js'
 import { PoolRegistry } from './pool-registry.js'
@@ -61,18 +63,20 @@ export class ChainFollower {
   private state!: FollowerState
   private store!: FollowerStateStore
   private chainId = 0
-  private reader: AdaptiveLogReader
+  private history: HistoryPrefetch
   private pools!: PoolRegistry
   private metadata!: TokenMetadataReader
   private prices!: UsdPrices
   private finalized!: FinalizedRecords
   private readonly priceSlots = new PriceSlots()
   private stopping = false
+  /** A history step sent and not yet acknowledged, while the next one is read and extracted. */
+  private delivering: { to: number; done: Promise<void> } | null = null
   private loop: Promise<void> | null = null
   private wake: (() => void) | null = null
 
   constructor(private readonly deps: ChainFollowerDeps) {
-    this.reader = new AdaptiveLogReader(deps.rpc, deps.config.maxLogRange, deps.logger)
+    this.history = new HistoryPrefetch(new AdaptiveLogReader(deps.rpc, deps.config.maxLogRange, deps.logger), deps.rpc)
   }
 
   get checkpoint() {
@@ -135,6 +139,7 @@ export class ChainFollower {
     this.deps.rpc.halt()
     this.wake?.()
     await this.loop
+    await this.delivering?.done.catch(() => undefined)
   }
 
   private async run(): Promise<void> {
@@ -144,6 +149,7 @@ export class ChainFollower {
         if (idle) await this.sleep(this.deps.config.pollMs)
       } catch (err) {
         if (err instanceof FollowerStopped || this.stopping) break
+        this.finalized.forget()
         this.deps.logger.error('follower step failed: retrying', { err })
         await this.sleep(1_000)
       }
@@ -173,23 +179,45 @@ export class ChainFollower {
       const from = this.deps.fromBlock ?? config.fromBlock ?? Math.max(0, finalHead)
       this.state.checkpoint = { number: from - 1, hash: null }
     }
-    const next = this.state.checkpoint.number + 1
+    const next = (this.delivering?.to ?? this.state.checkpoint.number) + 1
     if (this.state.window.length === 0 && next <= finalHead) {
       await this.historyStep(next, finalHead, head)
       return false
     }
-    return this.liveStep(next, head)
+    await this.settleDelivery()
+    return this.liveStep(this.state.checkpoint.number + 1, head)
   }
 
+  /**
+   * A finalized range. Its records are sent once the previous range's are acknowledged
+   * (one step pending at a time, as the checkpoint needs), but the acknowledgement is not
+   * awaited here: the next range is read and extracted meanwhile.
+   */
   private async historyStep(from: number, finalHead: number, head: number): Promise<void> {
-    const { to, logs } = await this.reader.read(from, finalHead)
-    const extraction = await extractSwaps(logs, this.extractionDeps())
+    const { to, logs, blocks } = await this.history.take(from, finalHead)
+    const extraction = await extractSwaps(logs, this.extractionDeps(), blocks)
     const [header] = await this.deps.rpc.headers([to])
     if (!header) throw new Error(`block ${to} not found below the finalized head`)
     const final = await this.finalized.of([{ prices: [...extraction.prices.values()].flat(), traded: [...tradedByBlock(extraction.swaps).values()].flat() }], finalHead)
-    await this.deliver(extraction, final, { checkpoint: { number: to, hash: header.hash }, window: [], prices: this.prices.snapshot() }, `${from}-${to}`)
-    this.stats.blocks += to - from + 1
-    this.deps.onProgress?.({ mode: 'history', block: to, head, stats: this.stats.snapshot() })
+    const next: SettledState = { checkpoint: { number: to, hash: header.hash }, window: [], prices: this.prices.snapshot() }
+    await this.settleDelivery()
+    const done = this.deliver(extraction, final, next, `${from}-${to}`).then(() => {
+      this.stats.blocks += to - from + 1
+      this.deps.onProgress?.({ mode: 'history', block: to, head, stats: this.stats.snapshot() })
+    })
+    done.catch(() => undefined) // met by settleDelivery (the next step, or stop)
+    this.delivering = { to, done }
+  }
+
+  /** Waits for the history step in flight to be acknowledged and settled; its failure is this step's. */
+  private async settleDelivery(): Promise<void> {
+    const delivering = this.delivering
+    if (!delivering) return
+    try {
+      await delivering.done
+    } finally {
+      this.delivering = null
+    }
   }
 
   private async liveStep(next: number, head: number): Promise<boolean> {
@@ -227,7 +255,9 @@ export class ChainFollower {
     const logs = await rpc.logs(next, to)
     const hashes = new Map(fresh.map((h) => [h.number, h.hash]))
     if (logs.some((l) => hashes.get(Number(l.blockNumber)) !== l.blockHash)) return false
-    const extraction = await extractSwaps(logs, this.extractionDeps(), new Map(fresh.map((h) => [h.hash, h.timestamp])))
+    const blocks = await rpc.blocksWithSenders(swapLogBlocks(logs))
+    for (const h of fresh) blocks.times.set(h.hash, h.timestamp)
+    const extraction = await extractSwaps(logs, this.extractionDeps(), blocks)
     const final = await finalizing
     const retractions = new Map<string, WindowBlock['retractions']>()
     for (const s of extraction.swaps) {
@@ -359,6 +389,6 @@ export class ChainFollower {
   }
 
   private extractionDeps() {
-    return { rpc: this.deps.rpc, pools: this.pools, metadata: this.metadata, prices: this.prices, priceSlots: this.priceSlots, chainId: this.chainId }
+    return { pools: this.pools, metadata: this.metadata, prices: this.prices, priceSlots: this.priceSlots, chainId: this.chainId }
   }
 }

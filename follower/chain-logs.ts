@@ -48,6 +48,13 @@ function wordAddress(data: string, i: number): string {
 }
 
 /** What a pool paid out (positive) or took in (negative) of each token, from the trader's side. */
+/** Numbers of the blocks holding a V2 or V3 Swap log (whose senders a step needs), ascending. */
+export function swapLogBlocks(logs: readonly RawLog[]): number[] {
+  const blocks = new Set<number>()
+  for (const l of logs) if (l.topics[0] === TOPICS.v2Swap || l.topics[0] === TOPICS.v3Swap) blocks.add(Number(l.blockNumber))
+  return [...blocks].sort((a, b) => a - b)
+}
+
 export interface PoolDelta {
   pool: string
   /** Received by the trader (negative: paid). */

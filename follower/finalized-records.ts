@@ -25,9 +25,15 @@ export function tradedByBlock(swaps: readonly ExtractedSwap[]): Map<string, Arra
 /**
  * The records of blocks that became final: their trades' price records as extracted, and
  * the holdings of the kept wallets in the tokens they traded, read at the newest finalized
- * block (`balanceOf`), which holds every one of those trades.
+ * block (`balanceOf`), which holds every one of those trades. A pair already read at that
+ * same block for an earlier step is not read again (its record went with that step, and
+ * the balance holds this step's trades too): a history run, whose steps mostly share one
+ * finalized block, reads each pair about once. After a step fails, `forget()`: its records
+ * may never have been stored.
  */
 export class FinalizedRecords {
+  private readAt: { block: number; pairs: Set<string> } = { block: -1, pairs: new Set() }
+
   constructor(
     private readonly rpc: ChainRpc,
     private readonly wallets: HoldingWallets,
@@ -37,13 +43,20 @@ export class FinalizedRecords {
 
   async of(blocks: readonly FinalityWork[], finalizedNumber: number): Promise<{ prices: FollowedPriceRecord[]; holdings: FollowedHoldingRecord[] }> {
     const prices = blocks.flatMap((b) => b.prices ?? [])
-    const pairs = await this.wallets.select(blocks.flatMap((b) => b.traded ?? []))
+    if (this.readAt.block !== finalizedNumber) this.readAt = { block: finalizedNumber, pairs: new Set() }
+    const readAt = this.readAt
+    const pairs = (await this.wallets.select(blocks.flatMap((b) => b.traded ?? []))).filter(([w, t]) => !readAt.pairs.has(`${w}:${t}`))
     if (pairs.length === 0) return { prices, holdings: [] }
     const started = performance.now()
     const [header] = await this.rpc.headers([finalizedNumber])
     if (!header) throw new Error(`the finalized block ${finalizedNumber} is not on the node`)
     const holdings = await this.holdings.read(pairs, { number: header.number, timestamp: header.timestamp })
+    for (const [w, t] of pairs) readAt.pairs.add(`${w}:${t}`)
     this.logger.debug('holdings read', { block: finalizedNumber, pairs: pairs.length, ms: Math.round(performance.now() - started) })
     return { prices, holdings }
+  }
+
+  forget(): void {
+    this.readAt = { block: -1, pairs: new Set() }
   }
 }

@@ -1,6 +1,6 @@
 import type { RecordInput, SwapRetractionRecord } from '../shared/records.js'
 import { decodePairCreated, decodePoolCreated, decodeV2Swap, decodeV2Sync, decodeV3Swap, TOPICS, type RawLog } from './chain-logs.js'
-import type { ChainRpc } from './chain-rpc.js'
+import type { BlockSenders } from './chain-rpc.js'
 import { netTransaction, type SwapLeg } from './net-swaps.js'
 import type { PoolRegistry } from './pool-registry.js'
 import type { TokenMetadataReader } from './token-metadata.js'
@@ -38,7 +38,6 @@ export interface Extraction {
 }
 
 export interface ExtractionDeps {
-  rpc: ChainRpc
   pools: PoolRegistry
   metadata: TokenMetadataReader
   prices: UsdPrices
@@ -63,11 +62,11 @@ export function retractionOf(swap: ExtractedSwap, chainId: number): SwapRetracti
  * Logs of a block range (in chain order) as records: pools registered from creation
  * events, swap legs of followed pools grouped by transaction and netted, each swap
  * valued in USD at the prices of the moment, and the metadata of tokens seen first.
- * Senders and block times come from the blocks (with their transactions) that hold swaps;
- * a swap whose block is no longer there (a reorg while reading) is not recorded.
+ * Senders and block times are `blocks`, read for the blocks of `swapLogBlocks(logs)`; a swap
+ * whose transaction or block is not among them (a reorg while reading) is not recorded.
  */
-export async function extractSwaps(logs: readonly RawLog[], deps: ExtractionDeps, timestamps?: ReadonlyMap<string, number>): Promise<Extraction> {
-  const { pools, metadata, prices, rpc } = deps
+export async function extractSwaps(logs: readonly RawLog[], deps: ExtractionDeps, blocks: BlockSenders): Promise<Extraction> {
+  const { pools, metadata, prices } = deps
   for (const log of logs) {
     if (log.topics[0] === TOPICS.pairCreated) pools.created(decodePairCreated(log))
     else if (log.topics[0] === TOPICS.poolCreated) pools.created(decodePoolCreated(log))
@@ -85,8 +84,7 @@ export async function extractSwaps(logs: readonly RawLog[], deps: ExtractionDeps
     const pool = pools.get(l.address.toLowerCase())!
     for (const t of [pool.token0, pool.token1]) if (!metadata.has(t)) newTokens.add(t)
   }
-  for (const t of newTokens) {
-    const { record } = await metadata.read(t)
+  for (const { record } of await Promise.all([...newTokens].map((t) => metadata.read(t)))) {
     if (record) tokens.push(record)
   }
 
@@ -95,7 +93,6 @@ export async function extractSwaps(logs: readonly RawLog[], deps: ExtractionDeps
   const byTx = new Map<string, { legs: SwapLeg[]; block: number; blockHash: string; last: RawLog }>()
   const tradePrices = new TradePrices(deps.priceSlots)
   const syncedPrices = new Map<string, PricedToken[]>()
-  const logBlocks = new Set<number>()
   let swapLogs = 0
   for (const log of followed) {
     const poolAddress = log.address.toLowerCase()
@@ -106,7 +103,6 @@ export async function extractSwaps(logs: readonly RawLog[], deps: ExtractionDeps
       continue
     }
     swapLogs++
-    logBlocks.add(Number(log.blockNumber))
     let d: { delta0: bigint; delta1: bigint }
     if (log.topics[0] === TOPICS.v2Swap) {
       d = decodeV2Swap(log)
@@ -127,9 +123,7 @@ export async function extractSwaps(logs: readonly RawLog[], deps: ExtractionDeps
   }
 
   const netted = [...byTx].map(([hash, e]) => ({ hash, e, net: netTransaction(e.legs) }))
-  // Every block with a swap: the swaps need their senders, the price records their times.
-  const { senders, times } = await rpc.blocksWithSenders([...logBlocks])
-  for (const [hash, t] of timestamps ?? []) times.set(hash, t)
+  const { senders, times } = blocks
 
   const swaps: ExtractedSwap[] = []
   const unnetted: Array<{ hash: string; reason: string }> = []
