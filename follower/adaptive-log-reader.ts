@@ -4,13 +4,19 @@ import { errorText, isTransient, type ChainRpc } from './chain-rpc.js'
 
 const TOO_MANY = /too many|limit exceeded|more than \d+ (results|logs)|response size|query returned more|block range|range too (large|wide)|exceed/i
 
+/** Reads after which a range size once refused may be tried again (the chain's density changes). */
+const CEILING_READS = 50
+
 /**
  * eth_getLogs over a block range whose size adapts: halved when the provider refuses a
  * range as too large (or times out), doubled again while pieces come back fast and small,
- * up to `maxRange`. Transient failures are retried with backoff.
+ * up to `maxRange`, but for CEILING_READS reads after a refusal not beyond the halved size
+ * (each refusal costs a whole answer thrown away). Transient failures are retried with backoff.
  */
 export class AdaptiveLogReader {
   size: number
+  private ceiling: number
+  private readsUnderCeiling = 0
 
   constructor(
     private readonly rpc: ChainRpc,
@@ -20,6 +26,7 @@ export class AdaptiveLogReader {
     private readonly smallCount = 10_000,
   ) {
     this.size = Math.min(100, maxRange)
+    this.ceiling = maxRange
   }
 
   /** Reads one piece starting at `from`, ending at `maxTo` at most: its end and its logs. */
@@ -30,8 +37,9 @@ export class AdaptiveLogReader {
       const started = Date.now()
       try {
         const logs = await this.rpc.logs(from, to)
+        if (this.ceiling < this.maxRange && ++this.readsUnderCeiling >= CEILING_READS) this.ceiling = this.maxRange
         if (Date.now() - started < this.fastMs && logs.length < this.smallCount && to - from + 1 === this.size) {
-          this.size = Math.min(this.maxRange, this.size * 2)
+          this.size = Math.min(this.ceiling, this.size * 2)
         }
         return { to, logs }
       } catch (err) {
@@ -39,6 +47,8 @@ export class AdaptiveLogReader {
         const timeout = /timed? ?out|took too long/i.test(text)
         if ((TOO_MANY.test(text) || timeout) && this.size > 1) {
           this.size = Math.max(1, Math.floor(this.size / 2))
+          this.ceiling = this.size
+          this.readsUnderCeiling = 0
           this.logger.debug('eth_getLogs range shrunk', { size: this.size, reason: text.slice(0, 200) })
           continue
         }

@@ -97,9 +97,13 @@ export class ChainRpc {
     )
   }
 
-  /** The followed events of [from, to]; throws the node's error (the caller shrinks the range). */
+  /**
+   * The followed events of [from, to]; throws the node's error (the caller shrinks the
+   * range). A request of its own: a large answer must not fail the small calls a batch
+   * would have put beside it (viem refuses a response body over 10 MB as a whole).
+   */
   async logs(from: number, to: number): Promise<RawLog[]> {
-    return (await this.client.request({
+    return (await this.unbatched.request({
       method: 'eth_getLogs',
       params: [{ fromBlock: hex(from), toBlock: hex(to), topics: [FOLLOWED_TOPICS] }],
     } as never)) as RawLog[]

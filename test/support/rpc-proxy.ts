@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http'
 import { freePort } from './private-redis.js'
 
-interface RpcRequest {
+export interface RpcRequest {
   id: number | string
   method: string
   params?: unknown[]
@@ -10,7 +10,8 @@ interface RpcRequest {
 /**
  * A JSON-RPC proxy in front of a node, on a port of its own: it records every call (single
  * or batched), answers the `refuse`d methods as a node without them does (-32601, "Method
- * not found"), and can be closed (connections refused) and opened again on the same port.
+ * not found"), answers a call with the error `failWith` returns for it (a provider's
+ * refusal), and can be closed (connections refused) and opened again on the same port.
  */
 export interface RpcProxy {
   url: string
@@ -20,23 +21,29 @@ export interface RpcProxy {
   close(): Promise<void>
 }
 
-export async function startRpcProxy(target: string, options: { refuse?: readonly string[] } = {}): Promise<RpcProxy> {
+export interface RpcProxyOptions {
+  refuse?: readonly string[]
+  failWith?: (call: RpcRequest) => { code: number; message: string } | undefined
+}
+
+export async function startRpcProxy(target: string, options: RpcProxyOptions = {}): Promise<RpcProxy> {
   const port = await freePort()
-  const refused = new Set(options.refuse ?? [])
+  const refusedMethods = new Set(options.refuse ?? [])
+  const errorOf = (r: RpcRequest) =>
+    refusedMethods.has(r.method) ? { code: -32601, message: `Method not found: ${r.method}` } : options.failWith?.(r)
   const calls: RpcRequest[] = []
   let server: Server | null = null
 
   const answer = async (requests: RpcRequest[]): Promise<unknown[]> => {
     calls.push(...requests)
-    const forward = requests.filter((r) => !refused.has(r.method))
+    const errors = requests.map(errorOf)
+    const forward = requests.filter((_, i) => errors[i] === undefined)
     const answers = new Map<RpcRequest['id'], unknown>()
     if (forward.length > 0) {
       const res = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(forward) })
       for (const a of (await res.json()) as Array<{ id: RpcRequest['id'] }>) answers.set(a.id, a)
     }
-    return requests.map((r) =>
-      refused.has(r.method) ? { jsonrpc: '2.0', id: r.id, error: { code: -32601, message: `Method not found: ${r.method}` } } : answers.get(r.id),
-    )
+    return requests.map((r, i) => (errors[i] ? { jsonrpc: '2.0', id: r.id, error: errors[i] } : answers.get(r.id)))
   }
 
   const proxy: RpcProxy = {
