@@ -28,6 +28,7 @@ export async function recomputeAllAfterIngestJobs(runtime: Runtime, jobIds: stri
   } catch (err) {
     logger.warn('could not enqueue the recompute after ingestion', { err })
   } finally {
-    await queues.close()
+    // Also when the service stopped meanwhile and closed Redis: never an unhandled rejection.
+    await queues.close().catch((err: unknown) => logger.debug('closing the recompute queues failed', { err }))
   }
 }
