@@ -1,6 +1,7 @@
 import type { ClickHouseClient } from '../shared/clickhouse.js'
 import type { Logger } from '../shared/logger.js'
 import type { Tables } from '../shared/tables.js'
+import { updateWalletStats } from '../shared/wallet-stats/incremental-run.js'
 import { latestWalletStatsRun, storeWalletStats, swapsIngestedUntil } from '../shared/wallet-stats/store-wallet-stats.js'
 
 export interface WalletStatsRefresherDeps {
@@ -9,15 +10,18 @@ export interface WalletStatsRefresherDeps {
   logger: Logger
   /** How often to look; 0: never in the background. */
   intervalMs: number
-  /** A run is due after this long even without new swaps (the windows end at the run's time). */
+  /** A run is due after this long even without new swaps (the windows end at the run's time); a full run after this long since the latest full one. */
   maxAgeMs: number
   clock?: () => number
 }
 
 /**
- * Keeps the stored wallet statistics current: on each tick, recomputes every wallet
- * (storeWalletStats) when swaps were ingested since the latest run, or when that run is
- * older than maxAgeMs. One run at a time; an error is logged and the next tick tries again.
+ * Keeps the stored wallet statistics current: on each tick, when swaps were ingested since
+ * the latest run or that run is older than maxAgeMs, an incremental run (updateWalletStats:
+ * only the pairs the new swaps touch, exact), or a full run (storeWalletStats) when the
+ * latest full run is older than maxAgeMs (it also picks up a swap stamped before a run's
+ * watermark but stored after it). One run at a time; an error is logged and the next tick
+ * tries again.
  */
 export function startWalletStatsRefresher(deps: WalletStatsRefresherDeps): { stop(): Promise<void> } {
   const clock = deps.clock ?? Date.now
@@ -32,8 +36,9 @@ export function startWalletStatsRefresher(deps: WalletStatsRefresherDeps): { sto
       const stale = latest === null || now - latest.computedAtMs >= deps.maxAgeMs
       const newSwaps = until !== null && (latest?.swapsIngestedUntilMs ?? -1) < until
       if (!stale && !newSwaps) return
-      const run = await storeWalletStats(deps.clickhouse, deps.tables, now, now)
-      deps.logger.info('wallet statistics computed', { wallets: run.wallets, durationMs: run.durationMs })
+      const fullDue = latest?.positionsSinceMs == null || now - latest.positionsSinceMs >= deps.maxAgeMs
+      const run = fullDue ? await storeWalletStats(deps.clickhouse, deps.tables, now, now) : await updateWalletStats(deps.clickhouse, deps.tables, now, now)
+      deps.logger.info('wallet statistics computed', { kind: run.kind, wallets: run.wallets, durationMs: run.durationMs })
     } catch (err) {
       deps.logger.warn('wallet statistics refresh failed', { err })
     }

@@ -30,6 +30,9 @@ export interface Tables {
   /** Every wallet's statistics per window, and the runs that computed them (migration 8). */
   walletStats: string
   walletStatsRuns: string
+  /** Each (wallet, token)'s carried position, and the swaps a statistics run folds (migration 10). */
+  walletPositions: string
+  walletRunSwaps: string
 }
 
 export function tablesFor(database: string): Tables {
@@ -55,5 +58,7 @@ export function tablesFor(database: string): Tables {
     deadLetters: q('dead_letters'),
     walletStats: q('wallet_stats'),
     walletStatsRuns: q('wallet_stats_runs'),
+    walletPositions: q('wallet_positions'),
+    walletRunSwaps: q('wallet_run_swaps'),
   }
 }

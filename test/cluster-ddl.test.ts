@@ -40,6 +40,8 @@ const EXPECTED_SHARDING_KEYS: Record<string, string> = {
   store_identity: 'cityHash64(id)',
   wallet_stats: 'cityHash64(wallet_address)',
   wallet_stats_runs: 'cityHash64(computed_at)',
+  wallet_positions: 'cityHash64(wallet_address)',
+  wallet_run_swaps: 'cityHash64(wallet_address)',
 }
 
 interface LocalTable {

@@ -1,26 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { computeWalletStats } from '../shared/wallet-stats/compute-wallet-stats.js'
 import { referenceWalletStats } from '../shared/wallet-stats/reference.js'
-import type { StatSwap, WalletStats, WindowStats } from '../shared/wallet-stats/wallet-stats.js'
-import { STAT_WINDOWS } from '../shared/wallet-stats/windows.js'
+import type { StatSwap } from '../shared/wallet-stats/wallet-stats.js'
 import { addressFor, hashFor, insertSwaps, type SwapRowInput } from './support/factories.js'
 import { createTestRuntime, type TestRuntime } from './support/runtime.js'
+import { DAY, expectSameWallets, HOUR, prng } from './support/wallet-stats-cases.js'
 
-const DAY = 86_400_000
-const HOUR = 3_600_000
 const AS_OF = Date.UTC(2026, 2, 1, 0, 0, 0)
-
-/** mulberry32: a small seeded PRNG, so a failing seed can be replayed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 interface Case {
   /** Everything delivered, in delivery order (re-deliveries and moves included). */
@@ -71,29 +57,6 @@ function randomCase(seed: number): Case {
   return { deliveries: [rows.slice(0, 200), rows.slice(200), redelivered, moved], live }
 }
 
-const COUNTS = ['trades', 'tradesWithoutUsd', 'positionsReduced', 'positionsWon', 'tokensTraded', 'firstTradeMs', 'lastTradeMs'] as const
-const SUMS = ['volumeUsd', 'matchedProceedsUsd', 'unmatchedProceedsUsd', 'closedCostUsd', 'realizedPnlUsd', 'roi', 'winRate'] as const
-
-/** Float sums may be added in another order by ClickHouse: equal within 1e-9 relative (1e-6 absolute). */
-function expectClose(got: number | null, want: number | null, what: string): void {
-  if (want === null || got === null) {
-    expect(got, what).toBe(want)
-    return
-  }
-  expect(Math.abs(got - want), `${what}: ${got} vs ${want}`).toBeLessThanOrEqual(Math.max(1e-6, Math.abs(want) * 1e-9))
-}
-
-function expectSameStats(got: WalletStats, want: WalletStats, seed: number): void {
-  for (const w of STAT_WINDOWS) {
-    const g: WindowStats = got.windows[w]
-    const r: WindowStats = want.windows[w]
-    for (const k of COUNTS) expect(g[k], `seed ${seed} ${got.wallet} ${w} ${k}`).toBe(r[k])
-    for (const k of SUMS) expectClose(g[k], r[k], `seed ${seed} ${got.wallet} ${w} ${k}`)
-  }
-  expect(got.openPositions).toBe(want.openPositions)
-  expectClose(got.unrealizedPnlUsd, want.unrealizedPnlUsd, `seed ${seed} ${got.wallet} unrealized`)
-}
-
 /**
  * The ClickHouse computation equals the plain TypeScript reference on random sequences:
  * amounts beyond 64 bits, swaps without USD, zero amounts, shared times, re-deliveries and
@@ -117,8 +80,7 @@ describe('wallet statistics: ClickHouse against the TypeScript reference', () =>
     for (const batch of c.deliveries) await insertSwaps(rt, batch)
     const got = await computeWalletStats(rt.clickhouse, rt.tables, AS_OF)
     const want = referenceWalletStats(c.live, AS_OF)
-    expect(got.map((s) => s.wallet)).toEqual(want.map((s) => s.wallet))
-    want.forEach((r, i) => expectSameStats(got[i]!, r, seed))
+    expectSameWallets(got, want, `seed ${seed}`)
     // the sequences exercise what they should
     const all = want.flatMap((s) => [s.windows.all])
     expect(all.some((s) => s.positionsReduced > 0 && s.positionsWon < s.positionsReduced)).toBe(true)

@@ -1,49 +1,24 @@
 import type { Tables } from '../tables.js'
-import { STAT_WINDOWS } from './windows.js'
+import { startName, windowStartsSql } from './pair-fold-sql.js'
+import { STAT_WINDOWS, type StatWindow } from './windows.js'
 
 /**
- * The statistics of every wallet in one ClickHouse query: one row per (wallet, window),
- * as of the parameter `{as_of: DateTime64(3, 'UTC')}` (swaps after it are not seen).
+ * A run's (wallet, window) rows of wallet_stats, summed from three parts:
  *
- * Swaps are read from swaps_by_time FINAL, so a re-delivered swap counts once and a
- * retracted one not at all, as the reads see them. Each swap is two legs (a sell of the
- * sold token, a buy of the bought one, both valued at value_usd). The legs of one
- * (wallet, token) are sorted by (time, hash, chain, sell before buy) and folded with
- * arrayFold through the weighted-average-cost rule of position-step.ts, whose TypeScript
- * twin is the reference the tests compare with. The fold carries the exact UInt256
- * quantity, the Float64 cost, and per window the sums of the legs inside it.
+ * - the positions this run wrote (positions-sql.ts): per window, the sums of the legs it
+ *   folded and the pairs it brought into the window;
+ * - the trades of the swaps it folded (count, without USD, volume, first and last time),
+ *   read from the same source;
+ * - for an incremental run, the previous run's rows of every wallet not refolded: a wallet
+ *   whose pairs were only continued adds this run's legs to them.
+ *
+ * Then every wallet's open positions valued at each token's mark: the price of the token's
+ * latest priced leg (value_usd / raw amount, any wallet), the latest of the pairs' mark
+ * candidates. Parameters: as_of, computed_at, positions_since; previous_computed_at and
+ * refolded (Array(String)) for an incremental run.
  */
 
-/** Window starts, in STAT_WINDOWS order; `all` starts at the epoch. */
-const STARTS = `[${STAT_WINDOWS.map((w) =>
-  w === 'all' ? `toDateTime64(0, 3, 'UTC')` : `as_of - toIntervalDay(${w.replace('d', '')})`,
-).join(', ')}]`
-
-// x = (timestamp, hash, chain_id, side (0 sell, 1 buy), amount, priced, usd); acc = see INIT.
-const SELL = 'x.4 = 0'
-const RECORDED_BUY = '(x.4 = 1 AND x.6 AND x.5 > 0)'
-const COVERED = `if(${SELL}, least(x.5, acc.1), toUInt256(0))`
-const REMOVED = `if(${SELL}, if(${COVERED} = acc.1, acc.2, acc.2 * toFloat64(${COVERED}) / toFloat64(acc.1)), 0.)`
-const REDUCED = `(${SELL} AND x.6 AND ${COVERED} > 0)`
-const PROCEEDS = `if(${REDUCED}, if(${COVERED} = x.5, x.7, x.7 * toFloat64(${COVERED}) / toFloat64(x.5)), 0.)`
-const REALIZED = `(${PROCEEDS} - ${REMOVED})`
-const UNMATCHED = `if(${SELL} AND x.6, x.7 - ${PROCEEDS}, 0.)`
-
-const STEP = `tuple(
-    toUInt256(if(${SELL}, acc.1 - ${COVERED}, if(${RECORDED_BUY}, acc.1 + x.5, acc.1))),
-    if(${SELL}, if(${COVERED} = acc.1, 0., acc.2 - ${REMOVED}), if(${RECORDED_BUY}, acc.2 + x.7, acc.2)),
-    arrayMap((v, s) -> v + if(${REDUCED} AND x.1 >= s, ${REALIZED}, 0.), acc.3, starts),
-    arrayMap((v, s) -> v + if(${REDUCED} AND x.1 >= s, ${REMOVED}, 0.), acc.4, starts),
-    arrayMap((v, s) -> v + if(${REDUCED} AND x.1 >= s, ${PROCEEDS}, 0.), acc.5, starts),
-    arrayMap((v, s) -> v + if(x.1 >= s, ${UNMATCHED}, 0.), acc.6, starts),
-    arrayMap((v, s) -> v + toUInt64(${REDUCED} AND x.1 >= s), acc.7, starts),
-    arrayMap((v, s) -> v + toUInt64(${REDUCED} AND x.1 >= s AND ${REALIZED} > 0), acc.8, starts))`
-
-const ZEROS = `[${STAT_WINDOWS.map(() => '0.').join(', ')}]`
-const COUNT_ZEROS = `[${STAT_WINDOWS.map(() => 'toUInt64(0)').join(', ')}]`
-const INIT = `tuple(toUInt256(0), 0., ${ZEROS}, ${ZEROS}, ${ZEROS}, ${ZEROS}, ${COUNT_ZEROS}, ${COUNT_ZEROS})`
-
-/** Columns of a (wallet, window) row, in the order walletStatsSelect returns them. */
+/** Columns of a (wallet, window) row, in the order the query returns them. */
 export const WALLET_STATS_COLUMNS = [
   'wallet_address',
   'window',
@@ -63,70 +38,111 @@ export const WALLET_STATS_COLUMNS = [
   'open_positions',
 ] as const
 
+const WINDOW_NAMES = `[${STAT_WINDOWS.map((w) => `'${w}'`).join(', ')}]`
+const DT = "DateTime64(3, 'UTC')"
+const NULL_TIME = `CAST(NULL AS Nullable(${DT}))`
+
 function perWindow(expression: (start: string) => string): string {
-  return `[${STAT_WINDOWS.map((_, i) => expression(`starts[${i + 1}]`)).join(', ')}]`
+  return `[${STAT_WINDOWS.map((w: StatWindow) => expression(startName(w))).join(', ')}]`
 }
 
-export function walletStatsSelect(t: Tables): string {
-  return `
-WITH
-  {as_of: DateTime64(3, 'UTC')} AS as_of,
-  ${STARTS} AS starts,
-  legs AS (
-    SELECT wallet_address, leg.1 AS token, timestamp, hash, chain_id, leg.2 AS side, leg.3 AS amount,
-           isNotNull(value_usd) AS priced, ifNull(value_usd, 0.) AS usd
-    FROM (
-      SELECT wallet_address, timestamp, hash, chain_id, token_sold_address, token_sold_amount,
-             token_bought_address, token_bought_amount, value_usd
-      FROM ${t.swaps} FINAL
-      WHERE timestamp <= as_of
-    )
-    ARRAY JOIN [(token_sold_address, toUInt8(0), token_sold_amount), (token_bought_address, toUInt8(1), token_bought_amount)] AS leg
-  ),
-  marks AS (
-    SELECT token, argMax(usd / toFloat64(amount), (timestamp, hash, chain_id, side)) AS mark
-    FROM legs WHERE priced AND amount > 0 GROUP BY token
-  ),
-  positions AS (
-    SELECT wallet_address, token,
-           arrayFold((acc, x) -> ${STEP}, arraySort(groupArray((timestamp, hash, chain_id, side, amount, priced, usd))), ${INIT}) AS st
-    FROM legs GROUP BY wallet_address, token
-  ),
-  by_positions AS (
-    SELECT p.wallet_address AS wallet_address,
-           sumForEach(p.st.3) AS realized, sumForEach(p.st.4) AS closed, sumForEach(p.st.5) AS matched,
-           sumForEach(p.st.6) AS unmatched, sumForEach(p.st.7) AS reduced, sumForEach(p.st.8) AS won,
-           sumIf(toFloat64(p.st.1) * m.mark - p.st.2, p.st.1 > 0) AS unrealized,
-           countIf(p.st.1 > 0) AS open
-    FROM positions AS p LEFT JOIN marks AS m ON m.token = p.token
-    GROUP BY p.wallet_address
-  ),
-  by_trades AS (
-    SELECT wallet_address,
-           ${perWindow((s) => `countIf(side = 0 AND timestamp >= ${s})`)} AS trades,
-           ${perWindow((s) => `countIf(side = 0 AND timestamp >= ${s} AND NOT priced)`)} AS without_usd,
-           ${perWindow((s) => `sumIf(usd, side = 0 AND timestamp >= ${s})`)} AS volume,
-           ${perWindow((s) => `uniqExactIf(token, timestamp >= ${s})`)} AS tokens,
-           ${perWindow((s) => `minIf(timestamp, timestamp >= ${s})`)} AS first,
-           ${perWindow((s) => `maxIf(timestamp, timestamp >= ${s})`)} AS last
-    FROM legs GROUP BY wallet_address
+/** The summed columns, with their zero. */
+const SUMMED = [
+  ['trades', 'toUInt64(0)'],
+  ['trades_without_usd', 'toUInt64(0)'],
+  ['volume_usd', '0.'],
+  ['matched_proceeds_usd', '0.'],
+  ['unmatched_proceeds_usd', '0.'],
+  ['closed_cost_usd', '0.'],
+  ['realized_pnl_usd', '0.'],
+  ['positions_reduced', 'toUInt64(0)'],
+  ['positions_won', 'toUInt64(0)'],
+  ['tokens_traded', 'toUInt64(0)'],
+] as const
+
+type Part = Partial<Record<(typeof SUMMED)[number][0] | 'first_trade' | 'last_trade', string>>
+
+/** One part as (wallet, window) rows: `arrays` names per-window arrays of `from` (already one row per wallet). */
+function partRows(from: string, arrays: Part): string {
+  const cols = SUMMED.map(([name, zero]) => `${arrays[name] ? `${arrays[name]}[i]` : zero} AS ${name}`)
+  const first = arrays.first_trade ? `${arrays.first_trade}[i]` : NULL_TIME
+  const last = arrays.last_trade ? `${arrays.last_trade}[i]` : NULL_TIME
+  return `SELECT wallet_address, ${WINDOW_NAMES}[i] AS window, ${cols.join(', ')}, ${first} AS first_trade, ${last} AS last_trade
+    FROM (${from}) ARRAY JOIN arrayEnumerate(${WINDOW_NAMES}) AS i`
+}
+
+function positionPart(t: Tables): string {
+  return partRows(
+    `SELECT wallet_address,
+        sumForEach(realized_pnl_usd) AS realized, sumForEach(closed_cost_usd) AS closed,
+        sumForEach(matched_proceeds_usd) AS matched, sumForEach(unmatched_proceeds_usd) AS unmatched,
+        sumForEach(positions_reduced) AS reduced, sumForEach(positions_won) AS won,
+        sumForEach(CAST(entered, 'Array(UInt64)')) AS tokens
+      FROM ${t.walletPositions}
+      WHERE computed_at = {computed_at: ${DT}} AND is_deleted = 0
+      GROUP BY wallet_address`,
+    {
+      realized_pnl_usd: 'realized',
+      closed_cost_usd: 'closed',
+      matched_proceeds_usd: 'matched',
+      unmatched_proceeds_usd: 'unmatched',
+      positions_reduced: 'reduced',
+      positions_won: 'won',
+      tokens_traded: 'tokens',
+    },
   )
-SELECT t.wallet_address AS wallet_address,
-       [${STAT_WINDOWS.map((w) => `'${w}'`).join(', ')}][i] AS window,
-       t.trades[i] AS trades,
-       t.without_usd[i] AS trades_without_usd,
-       t.volume[i] AS volume_usd,
-       p.matched[i] AS matched_proceeds_usd,
-       p.unmatched[i] AS unmatched_proceeds_usd,
-       p.closed[i] AS closed_cost_usd,
-       p.realized[i] AS realized_pnl_usd,
-       p.reduced[i] AS positions_reduced,
-       p.won[i] AS positions_won,
-       t.tokens[i] AS tokens_traded,
-       if(t.trades[i] = 0, NULL, t.first[i]) AS first_trade,
-       if(t.trades[i] = 0, NULL, t.last[i]) AS last_trade,
-       p.unrealized AS unrealized_pnl_usd,
-       p.open AS open_positions
-FROM by_trades AS t INNER JOIN by_positions AS p ON p.wallet_address = t.wallet_address
-ARRAY JOIN arrayEnumerate(t.trades) AS i`
+}
+
+function tradePart(source: string): string {
+  return partRows(
+    `SELECT wallet_address,
+        ${perWindow((s) => `countIf(toUnixTimestamp64Milli(timestamp) >= ${s})`)} AS trades,
+        ${perWindow((s) => `countIf(toUnixTimestamp64Milli(timestamp) >= ${s} AND value_usd IS NULL)`)} AS without_usd,
+        ${perWindow((s) => `sumIf(ifNull(value_usd, 0.), toUnixTimestamp64Milli(timestamp) >= ${s})`)} AS volume,
+        ${perWindow((s) => `minIf(toNullable(timestamp), toUnixTimestamp64Milli(timestamp) >= ${s})`)} AS first,
+        ${perWindow((s) => `maxIf(toNullable(timestamp), toUnixTimestamp64Milli(timestamp) >= ${s})`)} AS last
+      FROM ${source}
+      GROUP BY wallet_address`,
+    { trades: 'trades', trades_without_usd: 'without_usd', volume_usd: 'volume', first_trade: 'first', last_trade: 'last' },
+  )
+}
+
+function previousPart(t: Tables): string {
+  return `SELECT wallet_address, window, ${SUMMED.map(([name]) => name).join(', ')}, first_trade, last_trade
+    FROM ${t.walletStats} FINAL
+    WHERE computed_at = {previous_computed_at: ${DT}} AND wallet_address NOT IN {refolded: Array(String)}`
+}
+
+/** Every wallet's open positions (quantity > 0) at their token's mark, less their cost. */
+function unrealizedSql(t: Tables): string {
+  const current = `${t.walletPositions} FINAL WHERE computed_at >= {positions_since: ${DT}}`
+  return `SELECT p.wallet_address AS wallet_address,
+        sumIf(toFloat64(p.quantity) * m.mark - p.cost_usd, p.quantity > 0) AS unrealized,
+        countIf(p.quantity > 0) AS open
+      FROM (SELECT wallet_address, token, quantity, cost_usd FROM ${current}) AS p
+      LEFT JOIN (SELECT token, argMax(mark_price, mark_key) AS mark FROM ${current} AND mark_key != '' GROUP BY token) AS m
+        ON m.token = p.token
+      GROUP BY p.wallet_address`
+}
+
+/**
+ * INSERT of a run's rows. `source`: the swaps the run folded (a table, or a parenthesized
+ * query with wallet_address, timestamp and value_usd); `incremental`: whether the previous
+ * run's rows of the wallets not refolded are carried.
+ */
+export function walletStatsInsertSql(t: Tables, source: string, incremental: boolean): string {
+  const parts = [positionPart(t), tradePart(source), ...(incremental ? [previousPart(t)] : [])]
+  const columns = WALLET_STATS_COLUMNS.join(', ')
+  return `INSERT INTO ${t.walletStats} (${columns}, computed_at)
+WITH {as_of: ${DT}} AS as_of,
+  ${windowStartsSql()}
+SELECT s.wallet_address, s.window, ${SUMMED.map(([name]) => `s.${name}`).join(', ')}, s.first_trade, s.last_trade,
+  ifNull(u.unrealized, 0.), ifNull(u.open, 0), {computed_at: ${DT}}
+FROM (
+  SELECT wallet_address, window, ${SUMMED.map(([name]) => `sum(${name}) AS ${name}`).join(', ')},
+    min(first_trade) AS first_trade, max(last_trade) AS last_trade
+  FROM (${parts.join('\n    UNION ALL\n    ')})
+  GROUP BY wallet_address, window
+) AS s
+LEFT JOIN (${unrealizedSql(t)}) AS u ON u.wallet_address = s.wallet_address`
 }

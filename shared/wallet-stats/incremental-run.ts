@@ -1,0 +1,86 @@
+import type { ClickHouseClient } from '../clickhouse.js'
+import { dateTime64Param } from '../datetime-param.js'
+import { queryRows } from '../query-rows.js'
+import type { Tables } from '../tables.js'
+import { positionsInsertSql } from './positions-sql.js'
+import { fillRunSwaps, retractVanishedPairs, walletsToRefold } from './run-changes.js'
+import { walletStatsInsertSql } from './stats-query.js'
+import { storeWalletStats, swapsIngestedUntil } from './store-wallet-stats.js'
+import { latestWalletStatsRun, recordWalletStatsRun, type WalletStatsRun } from './wallet-stats-runs.js'
+
+export interface UpdateOptions {
+  /** More wallets to refold than this: a full run instead (default 2,000). */
+  maxRefoldedWallets?: number
+}
+
+const DT = "DateTime64(3, 'UTC')"
+
+/** Whether the positions hold exactly what the previous run folded (no later run's rows left by a crash). */
+async function positionsAreThePreviousRuns(clickhouse: ClickHouseClient, t: Tables, previous: WalletStatsRun): Promise<boolean> {
+  const [row] = await queryRows<{ later: string }>(
+    clickhouse,
+    `SELECT count() AS later FROM ${t.walletPositions} WHERE computed_at > {previous_computed_at: ${DT}}`,
+    { previous_computed_at: dateTime64Param(previous.computedAtMs) },
+  )
+  return Number(row?.later ?? 1) === 0
+}
+
+/**
+ * Brings the stored statistics to `asOfMs` from the previous run, folding only what changed:
+ *
+ * - a pair touched only by swaps after the last leg its carried position folded is
+ *   continued from that position with those swaps' legs (and its wallet's previous rows
+ *   gain their sums);
+ * - a wallet with a pair touched at or before that leg (a late, re-delivered, retracted or
+ *   moved swap), or with a swap leaving a window as the clock moved, is refolded from its
+ *   first swap, so its figures are exactly those of a full computation;
+ * - every wallet's open positions are valued again at the tokens' latest marks.
+ *
+ * A full run (storeWalletStats) instead when there is no previous run with positions, the
+ * clock went back, a crashed run left positions behind, or more than maxRefoldedWallets
+ * wallets would be refolded.
+ */
+export async function updateWalletStats(
+  clickhouse: ClickHouseClient,
+  tables: Tables,
+  asOfMs: number,
+  computedAtMs = Date.now(),
+  options: UpdateOptions = {},
+): Promise<WalletStatsRun> {
+  const started = Date.now()
+  const previous = await latestWalletStatsRun(clickhouse, tables)
+  const computedAt = Math.max(computedAtMs, (previous?.computedAtMs ?? 0) + 1)
+  if (
+    previous === null ||
+    previous.positionsSinceMs === null ||
+    asOfMs < previous.asOfMs ||
+    !(await positionsAreThePreviousRuns(clickhouse, tables, previous))
+  ) {
+    return storeWalletStats(clickhouse, tables, asOfMs, computedAt)
+  }
+  const until = await swapsIngestedUntil(clickhouse, tables)
+  const params: Record<string, unknown> = {
+    as_of: dateTime64Param(asOfMs),
+    previous_as_of: dateTime64Param(previous.asOfMs),
+    previous_computed_at: dateTime64Param(previous.computedAtMs),
+    ingested_after: dateTime64Param(previous.swapsIngestedUntilMs ?? 0),
+    positions_since: dateTime64Param(previous.positionsSinceMs),
+    computed_at: dateTime64Param(computedAt),
+  }
+  const refolded = await walletsToRefold(clickhouse, tables, params)
+  if (refolded.length > (options.maxRefoldedWallets ?? 2_000)) return storeWalletStats(clickhouse, tables, asOfMs, computedAt)
+  params.refolded = refolded
+
+  await fillRunSwaps(clickhouse, tables, params)
+  await clickhouse.command({ query: positionsInsertSql(tables, tables.walletRunSwaps, 'carried'), query_params: params })
+  if (refolded.length > 0) await retractVanishedPairs(clickhouse, tables, params)
+  await clickhouse.command({ query: walletStatsInsertSql(tables, tables.walletRunSwaps, true), query_params: params })
+  return recordWalletStatsRun(clickhouse, tables, {
+    computedAtMs: computedAt,
+    asOfMs,
+    swapsIngestedUntilMs: until ?? previous.swapsIngestedUntilMs,
+    kind: 'incremental',
+    positionsSinceMs: previous.positionsSinceMs,
+    started,
+  })
+}

@@ -1,0 +1,96 @@
+import type { ClickHouseClient } from '../clickhouse.js'
+import { queryRows } from '../query-rows.js'
+import type { Tables } from '../tables.js'
+import { legOrderKey } from './pair-fold-sql.js'
+import { SOURCE_COLUMNS } from './positions-sql.js'
+import { WINDOW_DAYS, STAT_WINDOWS } from './windows.js'
+
+/**
+ * What an incremental run must fold, found from the swaps that changed since the previous
+ * run. Parameters: as_of and previous_as_of, ingested_after (the previous run's swaps
+ * watermark), positions_since (the positions' generation), refolded.
+ *
+ * A changed swap key is one with a row (a delivery or a tombstone) ingested after the
+ * watermark, or a swap whose time is after the previous run's and not after this one's
+ * (it became visible). Every stored version of those keys names the pairs they touch.
+ */
+const DT = "DateTime64(3, 'UTC')"
+
+const CHANGED_KEYS = (t: Tables) => `(SELECT timestamp, hash, chain_id FROM ${t.swaps}
+    WHERE (ingested_at > {ingested_after: ${DT}} OR timestamp > {previous_as_of: ${DT}}) AND timestamp <= {as_of: ${DT}})`
+
+/**
+ * Wallets to refold from their first swap:
+ * - a pair touched by a changed key at or before the last leg its carried position folded
+ *   (a late swap, a re-delivery, a retraction, a move): its position is wrong from there on;
+ * - a swap leaving a window as the clock moved from the previous run's time to this one's
+ *   (its wallet's window sums lose it: they are summed again rather than subtracted from).
+ */
+export async function walletsToRefold(clickhouse: ClickHouseClient, t: Tables, params: Record<string, unknown>): Promise<string[]> {
+  const leaving = STAT_WINDOWS.filter((w) => WINDOW_DAYS[w] !== null)
+    .map((w) => `(timestamp >= {previous_as_of: ${DT}} - toIntervalDay(${WINDOW_DAYS[w]}) AND timestamp < {as_of: ${DT}} - toIntervalDay(${WINDOW_DAYS[w]}))`)
+    .join(' OR ')
+  const rows = await queryRows<{ wallet_address: string }>(
+    clickhouse,
+    `SELECT DISTINCT wallet_address FROM (
+      SELECT touched.wallet_address AS wallet_address
+      FROM (
+        SELECT wallet_address, leg.1 AS token, min(${legOrderKey('timestamp', 'hash', 'chain_id', 'leg.2')}) AS first_key
+        FROM ${t.swaps}
+        ARRAY JOIN [(token_sold_address, toUInt8(0)), (token_bought_address, toUInt8(1))] AS leg
+        WHERE (timestamp, hash, chain_id) IN ${CHANGED_KEYS(t)}
+        GROUP BY wallet_address, token
+      ) AS touched
+      INNER JOIN (
+        SELECT wallet_address, token, last_key FROM ${t.walletPositions} FINAL
+        WHERE computed_at >= {positions_since: ${DT}}
+          AND (wallet_address, token) IN (
+            SELECT wallet_address, leg FROM ${t.swaps}
+            ARRAY JOIN [token_sold_address, token_bought_address] AS leg
+            WHERE (timestamp, hash, chain_id) IN ${CHANGED_KEYS(t)})
+      ) AS carried ON carried.wallet_address = touched.wallet_address AND carried.token = touched.token
+      WHERE touched.first_key <= carried.last_key
+      UNION ALL
+      SELECT wallet_address FROM ${t.swaps} FINAL WHERE ${leaving}
+    ) ORDER BY wallet_address`,
+    params,
+  )
+  return rows.map((r) => r.wallet_address)
+}
+
+/**
+ * Fills wallet_run_swaps with what the run folds: the live changed swaps of the wallets
+ * continued (refold = 0), and every live swap of the wallets refolded (refold = 1), found
+ * through swaps_by_wallet.
+ */
+export async function fillRunSwaps(clickhouse: ClickHouseClient, t: Tables, params: Record<string, unknown>): Promise<void> {
+  await clickhouse.command({ query: `TRUNCATE TABLE ${t.walletRunSwaps}` })
+  await clickhouse.command({
+    query: `INSERT INTO ${t.walletRunSwaps} (${SOURCE_COLUMNS}, refold)
+      SELECT ${SOURCE_COLUMNS}, toUInt8(0) FROM ${t.swaps} FINAL
+      WHERE (timestamp, hash, chain_id) IN ${CHANGED_KEYS(t)} AND timestamp <= {as_of: ${DT}}
+        AND wallet_address NOT IN {refolded: Array(String)}`,
+    query_params: params,
+  })
+  await clickhouse.command({
+    query: `INSERT INTO ${t.walletRunSwaps} (${SOURCE_COLUMNS}, refold)
+      SELECT ${SOURCE_COLUMNS}, toUInt8(1) FROM ${t.swaps} FINAL
+      WHERE (timestamp, hash, chain_id) IN (
+          SELECT timestamp, hash, chain_id FROM ${t.swapsByWallet} FINAL WHERE wallet_address IN {refolded: Array(String)})
+        AND timestamp <= {as_of: ${DT}} AND wallet_address IN {refolded: Array(String)}`,
+    query_params: params,
+  })
+}
+
+/** Retracts the stored pairs of the refolded wallets that this run did not write (every swap of theirs is gone). */
+export async function retractVanishedPairs(clickhouse: ClickHouseClient, t: Tables, params: Record<string, unknown>): Promise<void> {
+  await clickhouse.command({
+    query: `INSERT INTO ${t.walletPositions} (wallet_address, token, computed_at, is_deleted)
+      SELECT wallet_address, token, {computed_at: ${DT}}, toUInt8(1) FROM ${t.walletPositions} FINAL
+      WHERE computed_at >= {positions_since: ${DT}} AND computed_at < {computed_at: ${DT}}
+        AND wallet_address IN {refolded: Array(String)}
+        AND (wallet_address, token) NOT IN (
+          SELECT wallet_address, token FROM ${t.walletPositions} WHERE computed_at = {computed_at: ${DT}})`,
+    query_params: params,
+  })
+}
