@@ -22,6 +22,25 @@ import { UsdPrices } from './usd-prices.js'
 /** Blocks read per live step at most (the head's neighbourhood, header by header). */
 const LIVE_STEP_BLOCKS = 50
 
+/**
+ * History steps sent before the oldest one's acknowledgement is awaited. The ingest
+ * workers insert what they hold together (and at once when every job slot waits), so
+ * several steps share an insert instead of each waiting out the flush timer on its own.
+ */
+const HISTORY_STEPS_IN_FLIGHT = 4
+
+type StepRecords = Array<{ type: RecordType; records: unknown[] }>
+
+/** A history step sent and not yet settled. */
+interface SentStep {
+  to: number
+  jobIds: string[]
+  next: SettledState
+  acknowledged: Promise<void>
+  /** Moves the counters, in the turn the step settles. */
+  count(): Promise<void>
+}
+
 function hasFinalityWork(b: FinalityWork): boolean {
   return (b.prices?.length ?? 0) > 0 || (b.traded?.length ?? 0) > 0
 }
@@ -70,8 +89,8 @@ export class ChainFollower {
   private finalized!: FinalizedRecords
   private readonly priceSlots = new PriceSlots()
   private stopping = false
-  /** A history step sent and not yet acknowledged, while the next one is read and extracted. */
-  private delivering: { to: number; done: Promise<void> } | null = null
+  /** History steps sent and not yet settled, oldest first; the next ones are read and extracted meanwhile. */
+  private inFlight: SentStep[] = []
   private loop: Promise<void> | null = null
   private wake: (() => void) | null = null
 
@@ -100,10 +119,7 @@ export class ChainFollower {
     const loaded = await this.store.load()
     this.state = loaded ?? { checkpoint: { number: -1, hash: null }, window: [], prices: {}, pending: null }
     if (this.state.pending) await this.undoPendingStep()
-    this.prices = new UsdPrices(config.weth, new Set(config.stablecoins), config.minLiquidityUsd, (t) => {
-      const d = this.metadata.known(t)?.record?.decimals
-      return d === undefined ? undefined : Number(d)
-    }, this.state.prices)
+    this.prices = this.pricesAtCheckpoint()
     const holdings = new HoldingsReader(rpc, logger, (token, balance) => this.usdValue(token, balance))
     this.finalized = new FinalizedRecords(rpc, new HoldingWallets(config.holdings.wallets, config.holdings.trackedWalletsFile), holdings, logger)
     logger.info('following', { chainId: this.chainId, url: rpc.url, checkpoint: this.state.checkpoint.number })
@@ -134,12 +150,19 @@ export class ChainFollower {
     }
   }
 
+  private pricesAtCheckpoint(): UsdPrices {
+    const { config } = this.deps
+    return new UsdPrices(config.weth, new Set(config.stablecoins), config.minLiquidityUsd, (t) => {
+      const d = this.metadata.known(t)?.record?.decimals
+      return d === undefined ? undefined : Number(d)
+    }, this.state.prices)
+  }
+
   async stop(): Promise<void> {
     this.stopping = true
     this.deps.rpc.halt()
     this.wake?.()
     await this.loop
-    await this.delivering?.done.catch(() => undefined)
   }
 
   private async run(): Promise<void> {
@@ -149,6 +172,9 @@ export class ChainFollower {
         if (idle) await this.sleep(this.deps.config.pollMs)
       } catch (err) {
         if (err instanceof FollowerStopped || this.stopping) break
+        // Done again from the checkpoint as after a restart: with the prices of that moment,
+        // and holdings read again (the failed steps' records may never have been stored).
+        this.prices = this.pricesAtCheckpoint()
         this.finalized.forget()
         this.deps.logger.error('follower step failed: retrying', { err })
         await this.sleep(1_000)
@@ -179,19 +205,19 @@ export class ChainFollower {
       const from = this.deps.fromBlock ?? config.fromBlock ?? Math.max(0, finalHead)
       this.state.checkpoint = { number: from - 1, hash: null }
     }
-    const next = (this.delivering?.to ?? this.state.checkpoint.number) + 1
+    const next = (this.inFlight.at(-1)?.to ?? this.state.checkpoint.number) + 1
     if (this.state.window.length === 0 && next <= finalHead) {
       await this.historyStep(next, finalHead, head)
       return false
     }
-    await this.settleDelivery()
+    while (this.inFlight.length > 0) await this.settleOldest()
     return this.liveStep(this.state.checkpoint.number + 1, head)
   }
 
   /**
-   * A finalized range. Its records are sent once the previous range's are acknowledged
-   * (one step pending at a time, as the checkpoint needs), but the acknowledgement is not
-   * awaited here: the next range is read and extracted meanwhile.
+   * A finalized range. Its records are sent without waiting for the acknowledgement of the
+   * steps before it (up to HISTORY_STEPS_IN_FLIGHT of them), and the steps settle in order:
+   * the checkpoint is always the newest block below which every step is acknowledged.
    */
   private async historyStep(from: number, finalHead: number, head: number): Promise<void> {
     const { to, logs, blocks } = await this.history.take(from, finalHead)
@@ -200,24 +226,42 @@ export class ChainFollower {
     if (!header) throw new Error(`block ${to} not found below the finalized head`)
     const final = await this.finalized.of([{ prices: [...extraction.prices.values()].flat(), traded: [...tradedByBlock(extraction.swaps).values()].flat() }], finalHead)
     const next: SettledState = { checkpoint: { number: to, hash: header.hash }, window: [], prices: this.prices.snapshot() }
-    await this.settleDelivery()
-    const done = this.deliver(extraction, final, next, `${from}-${to}`).then(() => {
-      this.stats.blocks += to - from + 1
-      this.deps.onProgress?.({ mode: 'history', block: to, head, stats: this.stats.snapshot() })
+    while (this.inFlight.length >= HISTORY_STEPS_IN_FLIGHT) await this.settleOldest()
+    const jobIds = await this.send(stepRecords(extraction, final), next, `${from}-${to}`)
+    const acknowledged = waitForJobs(this.deps.producer.queue, jobIds, () => this.stopping)
+    acknowledged.catch(() => undefined) // met by settleOldest
+    this.inFlight.push({
+      to,
+      jobIds,
+      next,
+      acknowledged,
+      count: async () => {
+        this.stats.blocks += to - from + 1
+        await this.countStep(extraction, final)
+        this.deps.onProgress?.({ mode: 'history', block: to, head, stats: this.stats.snapshot() })
+      },
     })
-    done.catch(() => undefined) // met by settleDelivery (the next step, or stop)
-    this.delivering = { to, done }
   }
 
-  /** Waits for the history step in flight to be acknowledged and settled; its failure is this step's. */
-  private async settleDelivery(): Promise<void> {
-    const delivering = this.delivering
-    if (!delivering) return
+  /**
+   * Waits for the oldest step in flight to be acknowledged and settles it: its state becomes
+   * the checkpoint, and the pending record keeps the steps still in flight. If it failed,
+   * the steps after it are dropped too (the run loop does them again from the checkpoint).
+   */
+  private async settleOldest(): Promise<void> {
+    const step = this.inFlight[0]!
     try {
-      await delivering.done
-    } finally {
-      this.delivering = null
+      await step.acknowledged
+    } catch (err) {
+      this.inFlight = []
+      throw err
     }
+    this.inFlight.shift()
+    const rest = this.inFlight
+    const settled: FollowerState = { ...step.next, pending: rest.length > 0 ? { jobIds: rest.flatMap((r) => r.jobIds), next: rest.at(-1)!.next } : null }
+    await this.store.save(settled)
+    this.state = settled
+    await step.count()
   }
 
   private async liveStep(next: number, head: number): Promise<boolean> {
@@ -279,8 +323,9 @@ export class ChainFollower {
       ...added.filter((b, i) => b.number > finalHead || i === added.length - 1 || hasFinalityWork(b)),
     ]
     const last = fresh[fresh.length - 1]!
-    await this.deliver(extraction, final, { checkpoint: { number: last.number, hash: last.hash }, window, prices: this.prices.snapshot() }, `${next}-${last.hash.slice(2, 18)}`)
+    await this.sendAndSettle(stepRecords(extraction, final), { checkpoint: { number: last.number, hash: last.hash }, window, prices: this.prices.snapshot() }, `${next}-${last.hash.slice(2, 18)}`)
     this.stats.blocks += fresh.length
+    await this.countStep(extraction, final)
     this.deps.onProgress?.({ mode: 'live', block: last.number, head, stats: this.stats.snapshot() })
     return false
   }
@@ -337,23 +382,8 @@ export class ChainFollower {
     this.stats.retracted += retractions.length
   }
 
-  /** A step's records: its swaps and new tokens, and the price and holding records of the blocks that became final. */
-  private async deliver(
-    extraction: Extraction,
-    final: { prices: FollowedPriceRecord[]; holdings: FollowedHoldingRecord[] },
-    next: SettledState,
-    tag: string,
-  ): Promise<void> {
-    await this.sendAndSettle(
-      [
-        { type: 'token', records: extraction.tokens },
-        { type: 'swap', records: extraction.swaps.map((s) => s.record) },
-        { type: 'price', records: final.prices },
-        { type: 'holding', records: final.holdings },
-      ],
-      next,
-      tag,
-    )
+  /** Counters of a settled step (the synchronous ones in the turn it settled). */
+  private async countStep(extraction: Extraction, final: FinalRecords): Promise<void> {
     this.stats.swapLogs += extraction.swapLogs
     this.stats.swaps += extraction.swaps.length
     this.stats.tokens += extraction.tokens.length
@@ -372,15 +402,9 @@ export class ChainFollower {
   }
 
   /** Write-ahead the state that holds once the jobs are acknowledged, send them, wait, settle. */
-  private async sendAndSettle(batches: Array<{ type: RecordType; records: unknown[] }>, next: SettledState, tag: string): Promise<void> {
-    const source = `follower:${this.chainId}`
-    const jobs = batches.filter((b) => b.records.length > 0).map((b) => ({ ...b, jobId: `follow-${this.chainId}-${b.type}-${tag}` }))
-    if (jobs.length > 0) {
-      this.state.pending = { jobIds: jobs.map((j) => j.jobId), next }
-      await this.store.save(this.state)
-      await this.deps.producer.queue.addBulk(jobs.map((j) => ({ name: j.type, data: { type: j.type, records: j.records, source }, opts: { jobId: j.jobId } })))
-      await waitForJobs(this.deps.producer.queue, jobs.map((j) => j.jobId), () => this.stopping)
-    }
+  private async sendAndSettle(batches: StepRecords, next: SettledState, tag: string): Promise<void> {
+    const jobIds = await this.send(batches, next, tag)
+    await waitForJobs(this.deps.producer.queue, jobIds, () => this.stopping)
     // Taken only once saved, and the caller's counters move in the same turn: whoever
     // watches the follower never sees a settled step with its counters behind.
     const settled = { ...next, pending: null }
@@ -388,7 +412,34 @@ export class ChainFollower {
     this.state = settled
   }
 
+  /**
+   * Sends a step's jobs after writing them ahead as pending (with the jobs of the history
+   * steps still in flight, and `next`, the state once all of them are acknowledged): a
+   * restart does them again from the checkpoint. Returns the job ids (none: nothing to send).
+   */
+  private async send(batches: StepRecords, next: SettledState, tag: string): Promise<string[]> {
+    const source = `follower:${this.chainId}`
+    const jobs = batches.filter((b) => b.records.length > 0).map((b) => ({ ...b, jobId: `follow-${this.chainId}-${b.type}-${tag}` }))
+    if (jobs.length === 0) return []
+    this.state.pending = { jobIds: [...this.inFlight.flatMap((s) => s.jobIds), ...jobs.map((j) => j.jobId)], next }
+    await this.store.save(this.state)
+    await this.deps.producer.queue.addBulk(jobs.map((j) => ({ name: j.type, data: { type: j.type, records: j.records, source }, opts: { jobId: j.jobId } })))
+    return jobs.map((j) => j.jobId)
+  }
+
   private extractionDeps() {
     return { pools: this.pools, metadata: this.metadata, prices: this.prices, priceSlots: this.priceSlots, chainId: this.chainId }
   }
+}
+
+type FinalRecords = { prices: FollowedPriceRecord[]; holdings: FollowedHoldingRecord[] }
+
+/** A step's records: its swaps and new tokens, and the price and holding records of the blocks that became final. */
+function stepRecords(extraction: Extraction, final: FinalRecords): StepRecords {
+  return [
+    { type: 'token', records: extraction.tokens },
+    { type: 'swap', records: extraction.swaps.map((s) => s.record) },
+    { type: 'price', records: final.prices },
+    { type: 'holding', records: final.holdings },
+  ]
 }
