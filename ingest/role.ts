@@ -4,10 +4,10 @@ import { markSwapHoursChanged } from '../shared/swap-hours.js'
 import { markCandleInputsChanged, markHoldingsChanged } from '../shared/data-versions.js'
 import type { RunningRole, Runtime } from '../shared/runtime.js'
 import { publishTokensChanged } from '../shared/token-events.js'
-import { BatchWriter } from './batch-writer.js'
-import { startRedriveWorker } from './dead-letter-redrive-worker.js'
-import { createIngestWorker } from './ingest-worker.js'
-import { TokenIdRegistry } from './token-ids.js'
+import { BatchWriter } from './pipeline/batch-writer.js'
+import { startRedriveWorker } from './pipeline/dead-letter-redrive-worker.js'
+import { createIngestWorker } from './pipeline/ingest-worker.js'
+import { TokenIdRegistry } from './pipeline/token-ids.js'
 
 /**
  * The ingest workers. stop(): stop taking jobs, insert what is buffered so the jobs in

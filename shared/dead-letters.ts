@@ -5,7 +5,7 @@ import type { Tables } from './tables.js'
 /**
  * The dead-letter table as its readers see it (the admin API, the dead-letters command,
  * the redrive): the row shape, filters and queries. Writing it is the ingest role's
- * (ingest/dead-letter-store.ts).
+ * (ingest/pipeline/dead-letter-store.ts).
  */
 
 /**

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { deadLetterRow, DeadLetterStore } from '../ingest/dead-letter-store.js'
+import { deadLetterRow, DeadLetterStore } from '../ingest/pipeline/dead-letter-store.js'
 import { DeadLetterReader } from '../shared/dead-letters.js'
 import type { RunningRole } from '../shared/runtime.js'
 import { startIngestRole } from '../ingest/role.js'

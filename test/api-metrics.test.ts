@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { BatchWriter } from '../ingest/batch-writer.js'
+import { BatchWriter } from '../ingest/pipeline/batch-writer.js'
 import { addressFor } from './support/factories.js'
 import { getJson, startTestApi, type TestApi } from './support/http.js'
 import { createTestRuntime, type TestRuntime } from './support/runtime.js'

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { Queue, UnrecoverableError, Worker } from 'bullmq'
 import { afterAll, describe, expect, it } from 'vitest'
-import { JobWaiter } from '../ingest/backfill/job-waiter.js'
+import { JobWaiter } from '../ingest/cli/backfill/job-waiter.js'
 import { createRedis, deleteKeysWithPrefix } from '../shared/redis.js'
 import { testRedisUrl } from './support/runtime.js'
 

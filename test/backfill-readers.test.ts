@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import { afterAll, describe, expect, it } from 'vitest'
-import { parseBackfillArguments, UsageError } from '../ingest/backfill/arguments.js'
-import { FileProblem, inspectFile, openFile } from '../ingest/backfill/open-file.js'
-import { formatDuration, ProgressReporter, type ProgressState } from '../ingest/backfill/progress.js'
+import { parseBackfillArguments, UsageError } from '../ingest/cli/backfill/arguments.js'
+import { FileProblem, inspectFile, openFile } from '../ingest/cli/backfill/open-file.js'
+import { formatDuration, ProgressReporter, type ProgressState } from '../ingest/cli/backfill/progress.js'
 import { readDecoded, type DecodedLine } from './support/decoded-lines.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'backfill-readers-'))

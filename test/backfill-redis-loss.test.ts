@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { BatchEnqueuer } from '../ingest/backfill/batch-enqueuer.js'
-import { JobWaiter } from '../ingest/backfill/job-waiter.js'
+import { BatchEnqueuer } from '../ingest/cli/backfill/batch-enqueuer.js'
+import { JobWaiter } from '../ingest/cli/backfill/job-waiter.js'
 import { startIngestRole } from '../ingest/role.js'
 import { IngestProducer } from '../shared/ingest-producer.js'
 import { createRedis, deleteKeysWithPrefix } from '../shared/redis.js'
@@ -107,7 +107,7 @@ describe('npm run backfill --wait while Redis loses its data', () => {
     const ours = Array.from({ length: 400 }, (_, i) => makeSwap('ours', i))
     const file = join(dir, 'ours.ndjson')
     writeFileSync(file, ndjson(ours))
-    const child = spawnTsx('ingest/backfill-cli.ts', ['--type', 'swap', '--batch-size', '100', '--wait', file], rt.env)
+    const child = spawnTsx('ingest/cli/backfill-cli.ts', ['--type', 'swap', '--batch-size', '100', '--wait', file], rt.env)
     let stdout = ''
     let stderr = ''
     child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()))

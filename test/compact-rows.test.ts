@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { compactRows, encodeRows } from '../ingest/compact-rows.js'
+import { compactRows, encodeRows } from '../ingest/pipeline/compact-rows.js'
 
 describe('compactRows', () => {
   it('lists each row by the first row’s keys, whatever order its own keys are in', () => {

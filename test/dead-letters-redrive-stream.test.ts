@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { redriveDeadLetters, type RedriveSink } from '../ingest/dead-letter-redrive.js'
-import { deadLetterRow, DeadLetterStore } from '../ingest/dead-letter-store.js'
+import { redriveDeadLetters, type RedriveSink } from '../ingest/pipeline/dead-letter-redrive.js'
+import { deadLetterRow, DeadLetterStore } from '../ingest/pipeline/dead-letter-store.js'
 import { startIngestRole } from '../ingest/role.js'
 import type { ClickHouseClient } from '../shared/clickhouse.js'
 import { DeadLetterReader } from '../shared/dead-letters.js'

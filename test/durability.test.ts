@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { BatchWriter } from '../ingest/batch-writer.js'
-import { swapLines } from '../ingest/swap-lines.js'
+import { BatchWriter } from '../ingest/pipeline/batch-writer.js'
+import { swapLines } from '../ingest/pipeline/swap-lines.js'
 import { loadConfig } from '../shared/config.js'
 import { applyInsertDurability, isDurable } from '../shared/insert-durability.js'
 import { createLogger } from '../shared/logger.js'
 import { queryRows } from '../shared/query-rows.js'
 import { swapEntryTables } from '../shared/schema/swaps-schema.js'
-import { syntheticSwap } from '../ingest/benchmark/synthetic-swaps.js'
+import { syntheticSwap } from '../bench/ingest/synthetic-swaps.js'
 import { createTestRuntime, type TestRuntime } from './support/runtime.js'
 
 /**

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { BatchWriter, RowsRejectedError } from '../ingest/batch-writer.js'
+import { BatchWriter, RowsRejectedError } from '../ingest/pipeline/batch-writer.js'
 import { createLogger } from '../shared/logger.js'
 import { createTestRuntime, type TestRuntime } from './support/runtime.js'
 import { countRows, startIngestHarness, waitForJob } from './support/ingest-harness.js'
 import { swapInput } from './support/record-inputs.js'
 import { hashFor } from './support/factories.js'
-import { swapRow } from '../ingest/table-rows.js'
+import { swapRow } from '../ingest/pipeline/table-rows.js'
 import { swapRecord } from '../shared/records.js'
 
 describe('ingest delivery guarantees', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { swapRecord } from '../shared/records.js'
-import { fastSwap } from '../ingest/swap-fast-path.js'
-import { validateRecords } from '../ingest/validate-records.js'
+import { fastSwap } from '../ingest/pipeline/swap-fast-path.js'
+import { validateRecords } from '../ingest/pipeline/validate-records.js'
 import { swapCases } from './support/swap-cases.js'
 
 describe('swap validation fast path', () => {

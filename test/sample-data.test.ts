@@ -5,7 +5,7 @@ import { toDecimalAmount } from '../shared/amounts.js'
 import { loadSampleDataIfEmpty, storeIsEmpty } from '../ingest/sample-data/load-sample-data.js'
 import { buildSampleDataset, rawAmount } from '../ingest/sample-data/sample-dataset.js'
 import { startIngestRole } from '../ingest/role.js'
-import { JobWaiter } from '../ingest/backfill/job-waiter.js'
+import { JobWaiter } from '../ingest/cli/backfill/job-waiter.js'
 import { createTestRuntime, type TestRuntime } from './support/runtime.js'
 
 const HOUR = 3_600_000

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { TokenIdRegistry } from '../ingest/token-ids.js'
+import { TokenIdRegistry } from '../ingest/pipeline/token-ids.js'
 import { tokenRecord, type TokenRecord } from '../shared/records.js'
 import { createRedis, redisKey, type Redis } from '../shared/redis.js'
 import { alignRedisWithStore } from '../shared/redis-store-binding.js'

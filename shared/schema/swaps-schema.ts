@@ -39,7 +39,7 @@ interface Column {
 
 const DT = "DateTime64(3, 'UTC')"
 
-/** The columns a producer's row carries, in insert order (see ingest/swap-lines.ts). */
+/** The columns a producer's row carries, in insert order (see ingest/pipeline/swap-lines.ts). */
 export const SWAP_COLUMNS = [
   { name: 'chain_id', type: 'UInt32' },
   { name: 'hash', type: 'String' },

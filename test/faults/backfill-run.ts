@@ -23,13 +23,13 @@ function count(stdout: string, pattern: RegExp): number {
 /** Backfill commands still running (the suite kills them if it is interrupted). */
 export const running = new Set<ChildProcess>()
 
-/** Starts the backfill command (ingest/backfill-cli.ts, as `npm run backfill` does) as a child process. */
+/** Starts the backfill command (ingest/cli/backfill-cli.ts, as `npm run backfill` does) as a child process. */
 export function startBackfill(
   args: string[],
   env: Record<string, string>,
 ): { done: Promise<BackfillOutcome>; finished: () => boolean; kill: () => void } {
   const started = Date.now()
-  const child = spawnTsx('ingest/backfill-cli.ts', args, env)
+  const child = spawnTsx('ingest/cli/backfill-cli.ts', args, env)
   let stdout = ''
   let stderr = ''
   let over = false

@@ -119,5 +119,5 @@ export function runTsx(script: string, args: string[], env: Record<string, strin
 }
 
 export function runBackfill(args: string[], env: Record<string, string>): Promise<CommandResult> {
-  return runTsx('ingest/backfill-cli.ts', args, env)
+  return runTsx('ingest/cli/backfill-cli.ts', args, env)
 }

@@ -1,5 +1,5 @@
 import { request, type IncomingHttpHeaders } from 'node:http'
-import { csvCells, opensQuote } from '../../ingest/backfill/csv-fields.js'
+import { csvCells, opensQuote } from '../../ingest/cli/backfill/csv-fields.js'
 
 export interface BytesResponse {
   status: number

@@ -11,7 +11,7 @@ export function runDeadLettersCli(env: Record<string, string>, args: string[]): 
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', 'ingest/dead-letters-cli.ts', ...args],
+      ['--import', 'tsx', 'ingest/cli/dead-letters-cli.ts', ...args],
       { cwd: process.cwd(), env: { ...process.env, ...env }, timeout: 60_000 },
       (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     )

@@ -1,8 +1,8 @@
 import type { Readable } from 'node:stream'
-import { openCsv } from '../../ingest/backfill/csv-reader.js'
-import { readNdjson } from '../../ingest/backfill/ndjson-reader.js'
-import type { SourceLine } from '../../ingest/backfill/source-line.js'
-import { decodeLines } from '../../ingest/source-lines.js'
+import { openCsv } from '../../ingest/cli/backfill/csv-reader.js'
+import { readNdjson } from '../../ingest/cli/backfill/ndjson-reader.js'
+import type { SourceLine } from '../../ingest/cli/backfill/source-line.js'
+import { decodeLines } from '../../ingest/pipeline/source-lines.js'
 
 /**
  * A backfill file read as the backfill reads it (raw lines) and parsed as the worker parses

@@ -1,6 +1,6 @@
 import { IngestProducer } from '../../shared/ingest-producer.js'
 import type { RunningRole } from '../../shared/runtime.js'
-import { JobWaiter } from '../../ingest/backfill/job-waiter.js'
+import { JobWaiter } from '../../ingest/cli/backfill/job-waiter.js'
 import { startIngestRole } from '../../ingest/role.js'
 import { loadSampleDataIfEmpty, type SampleLoadResult } from '../../ingest/sample-data/load-sample-data.js'
 import { recomputeAllAfterIngestJobs } from '../../indicators/recompute-after-ingest.js'

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto'
-import type { ClickHouseClient } from '../shared/clickhouse.js'
-import { deadLetterRowOf, type DeadLetter, type DeadLetterRow, type PayloadFormat } from '../shared/dead-letters.js'
-import { isWellFormedText } from '../shared/records.js'
-import type { Tables } from '../shared/tables.js'
+import type { ClickHouseClient } from '../../shared/clickhouse.js'
+import { deadLetterRowOf, type DeadLetter, type DeadLetterRow, type PayloadFormat } from '../../shared/dead-letters.js'
+import { isWellFormedText } from '../../shared/records.js'
+import type { Tables } from '../../shared/tables.js'
 
 /**
  * Writing the records that failed validation, kept as received with the reason. A record's

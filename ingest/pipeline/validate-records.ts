@@ -1,4 +1,4 @@
-import { describeIssues, recordSchemas, type RecordOf, type RecordType } from '../shared/records.js'
+import { describeIssues, recordSchemas, type RecordOf, type RecordType } from '../../shared/records.js'
 import { fastSwap } from './swap-fast-path.js'
 
 export interface Rejected {

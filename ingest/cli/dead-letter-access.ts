@@ -1,12 +1,12 @@
-import type { ClickHouseClient } from '../shared/clickhouse.js'
-import type { Config } from '../shared/config.js'
-import type { RedriveJobStatus } from '../shared/dead-letter-redrive-queue.js'
-import { DeadLetterReader, type DeadLetter, type DeadLetterCounts, type DeadLetterFilter } from '../shared/dead-letters.js'
-import { IngestProducer } from '../shared/ingest-producer.js'
-import type { DeadLetterRedriveJobData, DeadLetterRedriveResult } from '../shared/queues.js'
-import type { Tables } from '../shared/tables.js'
-import { redriveDeadLetters } from './dead-letter-redrive.js'
-import { DeadLetterStore } from './dead-letter-store.js'
+import type { ClickHouseClient } from '../../shared/clickhouse.js'
+import type { Config } from '../../shared/config.js'
+import type { RedriveJobStatus } from '../../shared/dead-letter-redrive-queue.js'
+import { DeadLetterReader, type DeadLetter, type DeadLetterCounts, type DeadLetterFilter } from '../../shared/dead-letters.js'
+import { IngestProducer } from '../../shared/ingest-producer.js'
+import type { DeadLetterRedriveJobData, DeadLetterRedriveResult } from '../../shared/queues.js'
+import type { Tables } from '../../shared/tables.js'
+import { redriveDeadLetters } from '../pipeline/dead-letter-redrive.js'
+import { DeadLetterStore } from '../pipeline/dead-letter-store.js'
 
 /**
  * How the dead-letters command reaches the dead letters: the store itself (server mode, or

@@ -23,7 +23,7 @@ export interface CsvFile {
 
 /**
  * Reads CSV with a header row, streaming. Rows are split here, so a problem stays in its
- * row; each row goes on as its raw text (the worker splits its cells, ingest/source-lines.ts,
+ * row; each row goes on as its raw text (the worker splits its cells, ingest/pipeline/source-lines.ts,
  * so a row that cannot be read or is not a valid record is dead-lettered with its text as
  * read and its line). A quoted cell may run over several lines: the row's text then holds
  * them joined by "\n", and its line is the first. A quote that does not close within

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util'
-import { isRecordType, recordTypes, type RecordType } from '../../shared/records.js'
+import { isRecordType, recordTypes, type RecordType } from '../../../shared/records.js'
 import type { FileFormat } from './open-file.js'
 
 export interface BackfillArguments {

@@ -1,9 +1,9 @@
-import type { ClickHouseClient } from '../shared/clickhouse.js'
-import { deriveTokenId } from '../shared/ids.js'
-import { redisKey, StoreScopedKeySpaces, type Redis } from '../shared/redis.js'
-import type { TokenRecord } from '../shared/records.js'
-import type { Tables } from '../shared/tables.js'
-import { ADDRESS_PATTERN as ADDRESS_SHAPED } from '../shared/hex-patterns.js'
+import type { ClickHouseClient } from '../../shared/clickhouse.js'
+import { deriveTokenId } from '../../shared/ids.js'
+import { redisKey, StoreScopedKeySpaces, type Redis } from '../../shared/redis.js'
+import type { TokenRecord } from '../../shared/records.js'
+import type { Tables } from '../../shared/tables.js'
+import { ADDRESS_PATTERN as ADDRESS_SHAPED } from '../../shared/hex-patterns.js'
 
 /** How long a claimed id is remembered in Redis: far longer than any flush takes. */
 const CLAIM_TTL_SECONDS = 7 * 24 * 3600

@@ -5,7 +5,7 @@ import type { SourceLine } from './source-line.js'
 /**
  * Reads newline-delimited JSON line by line (never the whole file), skipping blank lines.
  * Each line goes on as its raw text with its line number: the worker parses it
- * (ingest/source-lines.ts), so a line that is not JSON, nested too deep or not a valid
+ * (ingest/pipeline/source-lines.ts), so a line that is not JSON, nested too deep or not a valid
  * record is dead-lettered with its text exactly as read and its line.
  */
 export async function* readNdjson(content: Readable): AsyncGenerator<SourceLine> {

@@ -5,10 +5,10 @@
  * it goes through the service's admin endpoints (ADMIN_TOKEN, API_URL).
  */
 import { parseArgs } from 'node:util'
-import { openRuntime } from '../shared/bootstrap.js'
-import { ConfigError, loadConfig, type Config } from '../shared/config.js'
-import type { DeadLetterRedriveJobData } from '../shared/queues.js'
-import { recordTypes } from '../shared/records.js'
+import { openRuntime } from '../../shared/bootstrap.js'
+import { ConfigError, loadConfig, type Config } from '../../shared/config.js'
+import type { DeadLetterRedriveJobData } from '../../shared/queues.js'
+import { recordTypes } from '../../shared/records.js'
 import { AdminApiAccess, AdminApiError, StoreAccess, type DeadLetterAccess } from './dead-letter-access.js'
 import { listDeadLetters, redrive, showCounts } from './dead-letter-commands.js'
 

@@ -1,8 +1,8 @@
 import { Readable } from 'node:stream'
 import { finished } from 'node:stream/promises'
-import type { ClickHouseClient } from '../shared/clickhouse.js'
-import type { Logger } from '../shared/logger.js'
-import { insertDuration, rowsInserted } from '../shared/metrics.js'
+import type { ClickHouseClient } from '../../shared/clickhouse.js'
+import type { Logger } from '../../shared/logger.js'
+import { insertDuration, rowsInserted } from '../../shared/metrics.js'
 import { encodeRows, type EncodedRows } from './compact-rows.js'
 import { isDataError } from './insert-errors.js'
 

@@ -1,7 +1,7 @@
-import type { SourceLines } from '../shared/queues.js'
-import { csvCells } from './backfill/csv-fields.js'
-import { unflatten } from './backfill/flattened-fields.js'
-import { MAX_RECORD_DEPTH, nestedDeeperThan } from './backfill/json-depth.js'
+import type { SourceLines } from '../../shared/queues.js'
+import { csvCells } from '../cli/backfill/csv-fields.js'
+import { unflatten } from '../cli/backfill/flattened-fields.js'
+import { MAX_RECORD_DEPTH, nestedDeeperThan } from '../cli/backfill/json-depth.js'
 import type { LineOrigin } from './dead-letter-store.js'
 
 /**

@@ -20,10 +20,10 @@ import { QueueFactory } from '../shared/queue-factory.js'
 import { QueueNames } from '../shared/queues.js'
 import { createRedis, deleteKeysWithPrefix } from '../shared/redis.js'
 import { swapRecord } from '../shared/records.js'
-import { startIngestRole } from './role.js'
-import { swapRow } from './table-rows.js'
-import { compactRows } from './compact-rows.js'
-import { syntheticSwap } from './benchmark/synthetic-swaps.js'
+import { startIngestRole } from '../ingest/role.js'
+import { swapRow } from '../ingest/pipeline/table-rows.js'
+import { compactRows } from '../ingest/pipeline/compact-rows.js'
+import { syntheticSwap } from './ingest/synthetic-swaps.js'
 
 const total = Number(process.env.BENCH_SWAPS ?? 1_000_000)
 const jobSize = Number(process.env.BENCH_JOB_SIZE ?? 5_000)
@@ -51,7 +51,7 @@ try {
   const queues = new QueueFactory(config, runtime.logger)
   const queue = queues.queue(QueueNames.ingest)
   // A thread cannot load TypeScript by itself: it registers tsx, then imports the producer.
-  const producerUrl = new URL('./benchmark/producer-thread.ts', import.meta.url).href
+  const producerUrl = new URL('./ingest/producer-thread.ts', import.meta.url).href
   const producer = new Thread(`import('tsx/esm/api').then(({ tsImport }) => tsImport(${JSON.stringify(producerUrl)}, ${JSON.stringify(import.meta.url)}))`, {
     eval: true,
     workerData: { config: { redis: config.redis, ingest: config.ingest }, total, jobSize, jobsPerCall: 4 },
