@@ -70,8 +70,10 @@ const AT_OR_BEFORE_CURSOR = `timestamp >= fromUnixTimestamp64Milli({cursorTs:Int
  * - a time range reads swaps_by_time through its primary key; the total and the hours an
  *   offset skips come from exact per-hour counts (swap-hour-counts.ts), so a page reads
  *   only the hours it lies in;
- * - a wallet or token filter picks the page's keys from swaps_by_wallet or
- *   swap_legs_by_token (ordered by that, then time) and reads those rows by key;
+ * - a wallet filter (with or without a token filter) reads the page's rows from
+ *   swap_rows_by_wallet (whole rows, ordered by wallet, then time);
+ * - a token filter alone picks the page's keys from swap_legs_by_token (ordered by token,
+ *   then time) and reads those rows by key;
  * - a hash is found through swap_locations (every version delivered; FINAL on swaps_by_time keeps the live one).
  * Token metadata comes from memory (the token directory), not from a join. The rows of a
  * page are kept until ingestion stores swaps again (versioned-results.ts); token metadata
@@ -96,9 +98,11 @@ export class SwapsRepository {
     const result = await this.kept.read(
       key,
       () =>
-        filter.walletAddress === undefined && filter.tokenAddresses === undefined
-          ? this.listRange(range, page, start, cursorParams)
-          : this.listIndexed(filter, range, page, start, cursorParams),
+        filter.walletAddress !== undefined
+          ? this.listWallet(filter.walletAddress, filter.tokenAddresses, range, page, start, cursorParams)
+          : filter.tokenAddresses !== undefined
+            ? this.listToken(filter.tokenAddresses, range, page, start, cursorParams)
+            : this.listRange(range, page, start, cursorParams),
       options,
     )
     const last = result.rows.at(-1)
@@ -160,16 +164,45 @@ export class SwapsRepository {
     })
   }
 
-  /** A wallet and/or token filter: keys from the access path, rows by key. */
-  private async listIndexed(
-    filter: SwapFilter,
+  /** A wallet's swaps (of some tokens, or all): its rows, whole, from the wallet path. */
+  private async listWallet(
+    wallet: string,
+    tokens: string[] | undefined,
     range: { start: number; end: number },
     page: Page,
     start: PageStart,
     cursorParams: Params,
   ): Promise<{ rows: SwapRow[]; total: number; offset: number }> {
-    const { keys, params } = this.keysOf(filter)
-    const base = { ...params, ...range, ...cursorParams }
+    const ofTokens = tokens === undefined ? '' : 'AND (token_sold_address IN {tokens:Array(String)} OR token_bought_address IN {tokens:Array(String)})'
+    const where = `wallet_address = {wallet:String} AND ${IN_RANGE} ${ofTokens}`
+    const base = { wallet, ...(tokens === undefined ? {} : { tokens }), ...range, ...cursorParams }
+    const cursor = 'cursor' in start
+    const [rows, total, ahead] = await Promise.all([
+      this.rows(
+        `SELECT ${SELECT_ROW} FROM ${this.tables.swapsByWallet} FINAL
+         WHERE ${where} AND ${cursor ? AFTER_CURSOR : '1'}
+         ORDER BY ${ORDER} LIMIT {limit:UInt32} OFFSET {offset:UInt64}`,
+        { ...base, limit: page.limit, offset: cursor ? 0 : start.offset },
+      ),
+      this.count(`SELECT 1 FROM ${this.tables.swapsByWallet} FINAL WHERE ${where}`, base),
+      cursor ? this.count(`SELECT 1 FROM ${this.tables.swapsByWallet} FINAL WHERE ${where} AND ${AT_OR_BEFORE_CURSOR}`, base) : Promise.resolve(start.offset),
+    ])
+    return { rows, total, offset: ahead }
+  }
+
+  /** Swaps of some tokens (either leg): keys from the token path, rows by key. */
+  private async listToken(
+    tokens: string[],
+    range: { start: number; end: number },
+    page: Page,
+    start: PageStart,
+    cursorParams: Params,
+  ): Promise<{ rows: SwapRow[]; total: number; offset: number }> {
+    // A swap has one leg row per token, so one token needs no DISTINCT (a token id naming
+    // several addresses may meet a swap twice).
+    const distinct = tokens.length > 1 ? 'DISTINCT' : ''
+    const keys = `SELECT ${distinct} ${KEY_COLUMNS} FROM ${this.tables.swapLegs} FINAL WHERE token_address IN {tokens:Array(String)} AND ${IN_RANGE}`
+    const base = { tokens, ...range, ...cursorParams }
     const cursor = 'cursor' in start
     const [rows, total, ahead] = await Promise.all([
       this.rows(
@@ -184,27 +217,6 @@ export class SwapsRepository {
       cursor ? this.count(`SELECT * FROM (${keys}) WHERE ${AT_OR_BEFORE_CURSOR}`, base) : Promise.resolve(start.offset),
     ])
     return { rows, total, offset: ahead }
-  }
-
-  /** SQL of the live keys (timestamp, hash, chain_id) matching a wallet and/or token filter in range. */
-  private keysOf(filter: SwapFilter): { keys: string; params: Params } {
-    const params: Params = {}
-    const parts: string[] = []
-    if (filter.walletAddress !== undefined) {
-      params.wallet = filter.walletAddress
-      parts.push(`SELECT ${KEY_COLUMNS} FROM ${this.tables.swapsByWallet} FINAL WHERE wallet_address = {wallet:String} AND ${IN_RANGE}`)
-    }
-    if (filter.tokenAddresses !== undefined) {
-      params.tokens = filter.tokenAddresses
-      // A swap has one leg row per token, so one token needs no DISTINCT (a token id naming
-      // several addresses may meet a swap twice).
-      const distinct = filter.tokenAddresses.length > 1 ? 'DISTINCT' : ''
-      parts.push(
-        `SELECT ${distinct} ${KEY_COLUMNS} FROM ${this.tables.swapLegs} FINAL WHERE token_address IN {tokens:Array(String)} AND ${IN_RANGE}`,
-      )
-    }
-    const keys = parts.length === 1 ? parts[0]! : `${parts[0]} AND ${KEY} IN (${parts[1]})`
-    return { keys, params }
   }
 
   /** One record per transaction hash; should two chains share a hash, the lowest chain id. */

@@ -14,6 +14,8 @@ export interface Tables {
   swapsIncoming: string
   swapLocations: string
   swapsByWallet: string
+  /** The keys-only wallet path before migration 11. */
+  legacySwapsByWallet: string
   swapLegs: string
   swapMoves: string
   /** Stored one-hour candles and the marks of the buckets to re-aggregate (schema/candles-schema.ts). */
@@ -45,7 +47,8 @@ export function tablesFor(database: string): Tables {
     swapVersionsIncoming: q('swap_versions_incoming'),
     swapsIncoming: q('swaps_incoming'),
     swapLocations: q('swap_locations'),
-    swapsByWallet: q('swaps_by_wallet'),
+    swapsByWallet: q('swap_rows_by_wallet'),
+    legacySwapsByWallet: q('swaps_by_wallet'),
     swapLegs: q('swap_legs_by_token'),
     swapMoves: q('swap_moves'),
     legacySwaps: q('swaps'),

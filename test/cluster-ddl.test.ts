@@ -27,7 +27,7 @@ const EXPECTED_SHARDING_KEYS: Record<string, string> = {
   swap_versions_incoming: 'cityHash64(hash)',
   swaps_by_time: 'cityHash64(hash)',
   swap_locations: 'cityHash64(hash)',
-  swaps_by_wallet: 'cityHash64(hash)',
+  swap_rows_by_wallet: 'cityHash64(hash)',
   swap_legs_by_token: 'cityHash64(hash)',
   swap_moves: 'cityHash64(hash)',
   holdings: 'cityHash64(wallet_address, contract_address)',

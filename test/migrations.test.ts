@@ -34,12 +34,12 @@ describe('schema migrations', () => {
     const tables = names.filter((n) => !n.startsWith('mv_'))
     expect(tables).toEqual(
       expect.arrayContaining(['candle_marks', 'candle_refresh_state', 'candles_1h', 'dead_letters', 'holdings', 'holdings_by_wallet', 'prices',
-        'schema_migrations', 'swap_legs_by_token', 'swap_locations', 'swap_moves', 'swaps_by_time', 'swaps_by_wallet',
+        'schema_migrations', 'swap_legs_by_token', 'swap_locations', 'swap_moves', 'swaps_by_time', 'swap_rows_by_wallet',
         'swap_versions_incoming', 'swaps_incoming', 'tokens']),
     )
     expect(tables).not.toContain('swaps') // the first layout, moved by migration 2
     expect(names.filter((n) => n.startsWith('mv_'))).toEqual([
-      'mv_candle_marks_prices', 'mv_candle_marks_swaps', 'mv_candle_marks_tokens', 'mv_holdings_by_wallet', 'mv_move_tombstones', 'mv_swap_legs', 'mv_swap_moves', 'mv_swap_rows', 'mv_swap_versions', 'mv_swaps_by_wallet',
+      'mv_candle_marks_prices', 'mv_candle_marks_swaps', 'mv_candle_marks_tokens', 'mv_holdings_by_wallet', 'mv_move_tombstones', 'mv_swap_legs', 'mv_swap_moves', 'mv_swap_rows', 'mv_swap_rows_by_wallet', 'mv_swap_versions',
     ])
   })
 })

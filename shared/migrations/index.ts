@@ -9,6 +9,7 @@ import { holdingsByWallet } from './007_holdings_by_wallet.js'
 import { walletStats } from './008_wallet_stats.js'
 import { swapVersionsFirst } from './009_swap_versions_first.js'
 import { walletPositions } from './010_wallet_positions.js'
+import { walletRows } from './011_wallet_rows.js'
 
 /** Every migration, in the order it applies. Add new ones at the end with the next version. */
-export const migrations: readonly Migration[] = [coreTables, timeOrderedSwaps, holdingsByToken, storedCandles, storeIdentity, deadLetterLines, holdingsByWallet, walletStats, swapVersionsFirst, walletPositions]
+export const migrations: readonly Migration[] = [coreTables, timeOrderedSwaps, holdingsByToken, storedCandles, storeIdentity, deadLetterLines, holdingsByWallet, walletStats, swapVersionsFirst, walletPositions, walletRows]

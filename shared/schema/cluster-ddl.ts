@@ -38,7 +38,7 @@ export const SHARDING_KEYS: Readonly<Record<string, string>> = {
   swap_versions_incoming: BY_HASH,
   swaps_by_time: BY_HASH,
   swap_locations: BY_HASH,
-  swaps_by_wallet: BY_HASH,
+  swap_rows_by_wallet: BY_HASH,
   swap_legs_by_token: BY_HASH,
   swap_moves: BY_HASH,
   holdings: 'cityHash64(wallet_address, contract_address)',

@@ -13,7 +13,7 @@ import type { Tables } from '../tables.js'
  *        └─ mv_swap_moves ─────▶ swap_moves      (every other version of these hashes)
  *                └─ mv_move_tombstones ─▶ swaps_by_time (is_deleted = 1 at the old time)
  *   swaps_by_time (rows and tombstones alike)
- *        ├─ mv_swaps_by_wallet ▶ swaps_by_wallet     (by wallet, then time)
+ *        ├─ mv_swap_rows_by_wallet ▶ swap_rows_by_wallet (whole rows by wallet, then time)
  *        └─ mv_swap_legs ──────▶ swap_legs_by_token  (by either leg's token, then time)
  *
  * Every row table is a ReplacingMergeTree(ingested_at, is_deleted) keyed by what
@@ -106,6 +106,26 @@ function winnersOf(source: string): string {
   return `SELECT * FROM ${source} ORDER BY ingested_at DESC, timestamp DESC LIMIT 1 BY hash, chain_id`
 }
 
+/**
+ * The wallet access path: whole rows, as swaps_by_time holds them, ordered by wallet, then
+ * as the swaps are, so a wallet's page (with any token filter on top) is one contiguous
+ * read, its total a count of its rows (a wallet has few swaps next to a token).
+ */
+export function walletRowsDdl(t: Tables): string {
+  return `CREATE TABLE IF NOT EXISTS ${t.swapsByWallet} (
+      ${columnsDdl([...SWAP_COLUMNS, IS_DELETED])}
+    ) ENGINE = ${REPLACING}
+    ORDER BY (wallet_address, ${SWAP_KEY.join(', ')})
+    SETTINGS index_granularity = 1024`
+}
+
+export const WALLET_ROWS_VIEW = 'mv_swap_rows_by_wallet'
+
+export function walletRowsViewDdl(t: Tables): string {
+  return `CREATE MATERIALIZED VIEW IF NOT EXISTS ${t.database}.${WALLET_ROWS_VIEW} TO ${t.swapsByWallet} AS
+      SELECT ${names(SWAP_COLUMNS)}, is_deleted FROM ${t.swaps}`
+}
+
 /** An access path: the keys of the live swaps, ordered by `column`, then as the swaps are. */
 function keyIndexDdl(table: string, column: string): string {
   return `CREATE TABLE IF NOT EXISTS ${table} (
@@ -192,7 +212,7 @@ export function swapsSchemaDdl(t: Tables): string[] {
 
     ...swapVersionsDdl(t),
 
-    keyIndexDdl(t.swapsByWallet, 'wallet_address'),
+    walletRowsDdl(t),
     keyIndexDdl(t.swapLegs, 'token_address'),
 
     // A log of retracted versions: small (moves are rare), read by the views below and by
@@ -219,8 +239,7 @@ export function swapsSchemaDdl(t: Tables): string[] {
              superseded_at AS ingested_at, toUInt8(1) AS is_deleted
       FROM ${t.swapMoves}`,
 
-    `CREATE MATERIALIZED VIEW IF NOT EXISTS ${t.database}.mv_swaps_by_wallet TO ${t.swapsByWallet} AS
-      SELECT wallet_address, ${SWAP_KEY.join(', ')}, ingested_at, is_deleted FROM ${t.swaps}`,
+    walletRowsViewDdl(t),
 
     `CREATE MATERIALIZED VIEW IF NOT EXISTS ${t.database}.mv_swap_legs TO ${t.swapLegs} AS
       SELECT token_address, ${SWAP_KEY.join(', ')}, ingested_at, is_deleted FROM ${t.swaps}

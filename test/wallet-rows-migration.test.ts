@@ -1,0 +1,93 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { walletRows } from '../shared/migrations/011_wallet_rows.js'
+import { queryRows } from '../shared/query-rows.js'
+import { addressFor, hashFor, insertSwaps, type SwapRowInput } from './support/factories.js'
+import { getJson, startTestApi, type TestApi } from './support/http.js'
+import { createTestRuntime, type TestRuntime } from './support/runtime.js'
+
+/**
+ * The wallet path holds whole rows (migration 11): a store of the earlier layout (keys only,
+ * in swaps_by_wallet) is moved by filling the new table from swaps_by_time, and a wallet's
+ * pages (alone, with a token filter, by offset and by cursor) are the same swaps, in the
+ * same order, with the same totals, as the time path filtered by hand.
+ */
+const HOUR = 3_600_000
+const T0 = Date.UTC(2025, 2, 1)
+const RANGE = `start_time=${T0 - HOUR}&end_time=${T0 + 200 * HOUR}`
+const wallet = addressFor('rows-wallet')
+const other = addressFor('rows-other')
+const [usdc, weth, pepe] = [addressFor('rows-usdc'), addressFor('rows-weth'), addressFor('rows-pepe')]
+
+let rt: TestRuntime
+let api: TestApi
+const rows: SwapRowInput[] = []
+
+beforeAll(async () => {
+  rt = await createTestRuntime()
+  api = await startTestApi(rt)
+  for (let i = 0; i < 60; i++) {
+    rows.push({
+      hash: hashFor(`rows-${i}`),
+      timestamp: T0 + (i % 40) * 3 * HOUR, // times shared by several swaps: the hash orders them
+      wallet_address: i % 4 === 3 ? other : wallet,
+      token_sold_address: i % 3 === 0 ? pepe : usdc,
+      token_bought_address: weth,
+      token_sold_amount: `${10n ** 30n + BigInt(i)}`,
+    })
+  }
+  await insertSwaps(rt, rows)
+  // Re-delivered, and one moved to another time (the later delivery wins).
+  await insertSwaps(rt, rows.slice(0, 10).map((r) => ({ ...r, ingested_at: Date.now() + 1_000 })))
+  await insertSwaps(rt, [{ ...rows[5]!, timestamp: T0 + 150 * HOUR, ingested_at: Date.now() + 2_000 }])
+  rows[5] = { ...rows[5]!, timestamp: T0 + 150 * HOUR }
+}, 60_000)
+
+afterAll(async () => {
+  await api?.close()
+  await rt?.cleanup()
+})
+
+const expected = (filter: (r: SwapRowInput) => boolean) =>
+  rows.filter(filter).sort((a, b) => b.timestamp - a.timestamp || (a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : 0)).map((r) => r.hash)
+
+async function walk(query: string): Promise<{ hashes: string[]; total: number }> {
+  const hashes: string[] = []
+  let cursor: string | null = null
+  let total = -1
+  do {
+    const { status, body } = await getJson(`${api.baseUrl}/swap-transactions?${RANGE}&${query}&limit=7${cursor ? `&cursor=${cursor}` : ''}`, { headers: { 'cache-control': 'no-cache' } })
+    expect(status).toBe(200)
+    total = body.pagination.total
+    hashes.push(...(body.result as Array<{ hash: string }>).map((s) => s.hash))
+    cursor = body.pagination.next_cursor
+  } while (cursor)
+  return { hashes, total }
+}
+
+describe('wallet pages from whole rows', () => {
+  it('serves a wallet alone and with a token filter as the time path does, by cursor and by offset', async () => {
+    const mine = expected((r) => r.wallet_address === wallet)
+    expect(await walk(`address=${wallet}`)).toEqual({ hashes: mine, total: mine.length })
+    const minePepe = expected((r) => r.wallet_address === wallet && r.token_sold_address === pepe)
+    expect(await walk(`address=${wallet}&token_id=${pepe}`)).toEqual({ hashes: minePepe, total: minePepe.length })
+    const { body } = await getJson(`${api.baseUrl}/swap-transactions?${RANGE}&address=${wallet.toUpperCase().replace('0X', '0x')}&limit=5&offset=20`)
+    expect((body.result as Array<{ hash: string }>).map((s) => s.hash)).toEqual(mine.slice(20, 25))
+    expect(body.result[0].token_sold.amount_raw).toBe(rows.find((r) => r.hash === mine[20])!.token_sold_amount)
+  })
+
+  it('migration 11 moves a store of the keys-only layout: the wallet rows filled from swaps_by_time, the old table and view dropped', async () => {
+    const t = rt.tables
+    // The earlier layout: the wallet path empty of whole rows, the keys-only table beside it.
+    await rt.clickhouse.command({ query: `TRUNCATE TABLE ${t.swapsByWallet}` })
+    await rt.clickhouse.command({
+      query: `CREATE TABLE ${t.legacySwapsByWallet} (wallet_address String, timestamp DateTime64(3, 'UTC'), hash String, chain_id UInt32, ingested_at DateTime64(3, 'UTC'), is_deleted UInt8 DEFAULT 0) ENGINE = ReplacingMergeTree(ingested_at, is_deleted) ORDER BY (wallet_address, timestamp, hash, chain_id)`,
+    })
+    expect((await walk(`address=${wallet}`)).total).toBe(0)
+    await walletRows.run!(rt.clickhouse, t)
+    await walletRows.run!(rt.clickhouse, t) // re-run after completion: nothing to do
+    const mine = expected((r) => r.wallet_address === wallet)
+    expect(await walk(`address=${wallet}`)).toEqual({ hashes: mine, total: mine.length })
+    const left = await queryRows<{ n: string }>(rt.clickhouse, `SELECT count() AS n FROM system.tables WHERE database = {db:String} AND name = 'swaps_by_wallet'`, { db: t.database })
+    expect(Number(left[0]!.n)).toBe(0)
+  })
+})
