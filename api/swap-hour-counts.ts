@@ -19,6 +19,9 @@ interface CachedHour {
 /** How far back the log of retractions is read again, for inserts still committing. */
 const MOVES_OVERLAP_MS = 60_000
 
+/** Token sets whose hours are kept counted at once (the least recently read are dropped). */
+const TOKEN_SCOPES = 256
+
 /**
  * Exact counts of the live swaps per hour, cached in this process: a whole-range total
  * is a sum of cached hours plus two partial hours at the edges, not a FINAL scan of
@@ -26,6 +29,9 @@ const MOVES_OVERLAP_MS = 60_000
  * ingestion marks it changed (shared/swap-hours.ts) or a re-delivery retracted a
  * version in it (the swap_moves log). Marks are read before counting, so an insert
  * that lands while an hour is counted always leaves a newer mark behind it.
+ *
+ * `forTokens` gives the same for the swaps of some tokens (either leg, from
+ * swap_legs_by_token): a token's page reads only the hours it lies in, like an unfiltered one.
  */
 export class SwapHourCounts {
   private readonly hours = new Map<number, CachedHour>()
@@ -35,13 +41,39 @@ export class SwapHourCounts {
   /** First and last stored time (ms), read again whenever anything changed; null: no swaps. */
   private stored: { min: number; max: number } | null = null
   private filling: Promise<void> = Promise.resolve()
+  private readonly scopes = new Map<string, SwapHourCounts>()
 
   constructor(
     private readonly clickhouse: ClickHouseClient,
     private readonly tables: Tables,
     private readonly redis: Redis,
     private readonly redisPrefix: string,
+    /** Null: every swap; else the swaps with one of these tokens on either leg. */
+    private readonly tokens: readonly string[] | null = null,
   ) {}
+
+  /** The counts of the swaps of `tokens` (either leg), kept while they are read. */
+  forTokens(tokens: readonly string[]): SwapHourCounts {
+    const key = [...tokens].sort().join(',')
+    let scoped = this.scopes.get(key)
+    if (scoped) this.scopes.delete(key)
+    else scoped = new SwapHourCounts(this.clickhouse, this.tables, this.redis, this.redisPrefix, [...tokens])
+    this.scopes.set(key, scoped)
+    if (this.scopes.size > TOKEN_SCOPES) this.scopes.delete(this.scopes.keys().next().value!)
+    return scoped
+  }
+
+  /** The counted swaps in `range` (SQL over `timestamp`): one row each, with its timestamp. */
+  private counted(range: string): string {
+    if (this.tokens === null) return `SELECT timestamp FROM ${this.tables.swaps} FINAL WHERE ${range}`
+    // One leg row per token, so one token needs no DISTINCT (a token id naming several addresses may meet a swap twice).
+    const distinct = this.tokens.length > 1 ? 'DISTINCT' : ''
+    return `SELECT ${distinct} timestamp, hash, chain_id FROM ${this.tables.swapLegs} FINAL WHERE token_address IN {tokens:Array(String)} AND ${range}`
+  }
+
+  private get scopeParams(): Record<string, unknown> {
+    return this.tokens === null ? {} : { tokens: this.tokens }
+  }
 
   /** [startMs, endMs] cut into counted slices, newest first: partial edges, whole hours between. */
   async slices(requestedStart: number, requestedEnd: number): Promise<CountedSlice[]> {
@@ -125,11 +157,9 @@ export class SwapHourCounts {
       const marks = this.marks
       const rs = await this.clickhouse.query({
         query: `SELECT toString(intDiv(toUnixTimestamp64Milli(timestamp), ${HOUR_MS}) * ${HOUR_MS}) AS hour, count() AS n
-                FROM ${this.tables.swaps} FINAL
-                WHERE timestamp >= fromUnixTimestamp64Milli({lo:Int64}, 'UTC')
-                  AND timestamp < fromUnixTimestamp64Milli({hi:Int64}, 'UTC')
+                FROM (${this.counted(`timestamp >= fromUnixTimestamp64Milli({lo:Int64}, 'UTC') AND timestamp < fromUnixTimestamp64Milli({hi:Int64}, 'UTC')`)})
                 GROUP BY hour`,
-        query_params: { lo, hi: hi + HOUR_MS },
+        query_params: { lo, hi: hi + HOUR_MS, ...this.scopeParams },
         format: 'JSONEachRow',
       })
       const counted = new Map<number, number>()
@@ -144,10 +174,8 @@ export class SwapHourCounts {
 
   private async countExact(fromMs: number, toMs: number): Promise<number> {
     const rs = await this.clickhouse.query({
-      query: `SELECT count() AS n FROM ${this.tables.swaps} FINAL
-              WHERE timestamp >= fromUnixTimestamp64Milli({from:Int64}, 'UTC')
-                AND timestamp <= fromUnixTimestamp64Milli({to:Int64}, 'UTC')`,
-      query_params: { from: fromMs, to: toMs },
+      query: `SELECT count() AS n FROM (${this.counted(`timestamp >= fromUnixTimestamp64Milli({from:Int64}, 'UTC') AND timestamp <= fromUnixTimestamp64Milli({to:Int64}, 'UTC')`)})`,
+      query_params: { from: fromMs, to: toMs, ...this.scopeParams },
       format: 'JSONEachRow',
     })
     const [row] = await rs.json<{ n: string | number }>()

@@ -19,6 +19,16 @@ export interface SwapFilter {
   tokenAddresses?: string[]
 }
 
+/** What a list counted by hours reads: its hour counts, and SQL over [start, end] with a further condition. */
+interface HourPages {
+  counts: SwapHourCounts
+  params: Params
+  /** The page's rows in ORDER ({limit}, {offset}). */
+  page(where: string): string
+  /** Its keys, to count. */
+  keys(where: string): string
+}
+
 /** Where a page starts: `offset` rows into the range, or just after `cursor`. */
 export type PageStart = { offset: number } | { cursor: SwapCursor }
 
@@ -101,8 +111,8 @@ export class SwapsRepository {
         filter.walletAddress !== undefined
           ? this.listWallet(filter.walletAddress, filter.tokenAddresses, range, page, start, cursorParams)
           : filter.tokenAddresses !== undefined
-            ? this.listToken(filter.tokenAddresses, range, page, start, cursorParams)
-            : this.listRange(range, page, start, cursorParams),
+            ? this.listByHours(this.tokenPages(filter.tokenAddresses), range, page, start, cursorParams)
+            : this.listByHours(this.rangePages(), range, page, start, cursorParams),
       options,
     )
     const last = result.rows.at(-1)
@@ -115,14 +125,45 @@ export class SwapsRepository {
     }
   }
 
-  /** No filter: the page's hours, found from the exact hour counts. */
-  private async listRange(
+  /** Every swap: rows straight from swaps_by_time. */
+  private rangePages(): HourPages {
+    return {
+      counts: this.hourCounts,
+      params: {},
+      page: (where) => `SELECT ${SELECT_ROW} FROM ${this.tables.swaps} FINAL
+        WHERE ${IN_RANGE} AND ${where}
+        ORDER BY ${ORDER} LIMIT {limit:UInt32} OFFSET {offset:UInt64}`,
+      keys: (where) => `SELECT ${KEY_COLUMNS} FROM ${this.tables.swaps} FINAL WHERE ${IN_RANGE} AND ${where}`,
+    }
+  }
+
+  /** Swaps of some tokens (either leg): keys from the token path, rows by key. */
+  private tokenPages(tokens: string[]): HourPages {
+    // A swap has one leg row per token, so one token needs no DISTINCT (a token id naming
+    // several addresses may meet a swap twice).
+    const distinct = tokens.length > 1 ? 'DISTINCT' : ''
+    const keys = `SELECT ${distinct} ${KEY_COLUMNS} FROM ${this.tables.swapLegs} FINAL WHERE token_address IN {tokens:Array(String)} AND ${IN_RANGE}`
+    return {
+      counts: this.hourCounts.forTokens(tokens),
+      params: { tokens },
+      page: (where) => `SELECT ${SELECT_ROW} FROM ${this.tables.swaps} FINAL
+        WHERE ${IN_RANGE} AND ${KEY} IN (
+          SELECT ${KEY_COLUMNS} FROM (${keys}) WHERE ${where}
+          ORDER BY ${ORDER} LIMIT {limit:UInt32} OFFSET {offset:UInt64})
+        ORDER BY ${ORDER}`,
+      keys: (where) => `SELECT * FROM (${keys}) WHERE ${where}`,
+    }
+  }
+
+  /** The page's hours, found from the exact hour counts of what `source` lists. */
+  private async listByHours(
+    source: HourPages,
     range: { start: number; end: number },
     page: Page,
     start: PageStart,
     cursorParams: Params,
   ): Promise<{ rows: SwapRow[]; total: number; offset: number }> {
-    const slices = await this.hourCounts.slices(range.start, range.end)
+    const slices = await source.counts.slices(range.start, range.end)
     const total = slices.reduce((n, s) => n + s.count, 0)
     // i: the newest slice holding rows of the page; skip: its rows before the page;
     // remaining: its rows from the page on.
@@ -135,7 +176,7 @@ export class SwapsRepository {
       while (i < slices.length && slices[i]!.from > t) i++
       if (i === slices.length) return { rows: [], total, offset: total }
       const own = slices[i]!
-      const ownAhead = own.to >= t ? await this.countRange(AT_OR_BEFORE_CURSOR, own, cursorParams) : 0
+      const ownAhead = own.to >= t ? await this.count(source.keys(AT_OR_BEFORE_CURSOR), { ...source.params, ...cursorParams, start: own.from, end: own.to }) : 0
       offset = slices.slice(0, i).reduce((n, s) => n + s.count, 0) + ownAhead
       remaining = own.count - ownAhead
     } else {
@@ -147,21 +188,15 @@ export class SwapsRepository {
     // j: the oldest slice the page reaches into.
     let j = i
     while (remaining < page.limit && j < slices.length - 1) remaining += slices[++j]!.count
-    const rows = await this.rows(
-      `SELECT ${SELECT_ROW} FROM ${this.tables.swaps} FINAL
-       WHERE ${IN_RANGE} AND ${'cursor' in start ? AFTER_CURSOR : '1'}
-       ORDER BY ${ORDER} LIMIT {limit:UInt32} OFFSET {offset:UInt64}`,
-      { start: slices[j]!.from, end: slices[i]!.to, ...cursorParams, limit: page.limit, offset: skip },
-    )
-    return { rows, total, offset }
-  }
-
-  private async countRange(where: string, slice: { from: number; to: number }, params: Params): Promise<number> {
-    return this.count(`SELECT ${KEY_COLUMNS} FROM ${this.tables.swaps} FINAL WHERE ${IN_RANGE} AND ${where}`, {
-      ...params,
-      start: slice.from,
-      end: slice.to,
+    const rows = await this.rows(source.page('cursor' in start ? AFTER_CURSOR : '1'), {
+      ...source.params,
+      start: slices[j]!.from,
+      end: slices[i]!.to,
+      ...cursorParams,
+      limit: page.limit,
+      offset: skip,
     })
+    return { rows, total, offset }
   }
 
   /** A wallet's swaps (of some tokens, or all): its rows, whole, from the wallet path. */
@@ -186,35 +221,6 @@ export class SwapsRepository {
       ),
       this.count(`SELECT 1 FROM ${this.tables.swapsByWallet} FINAL WHERE ${where}`, base),
       cursor ? this.count(`SELECT 1 FROM ${this.tables.swapsByWallet} FINAL WHERE ${where} AND ${AT_OR_BEFORE_CURSOR}`, base) : Promise.resolve(start.offset),
-    ])
-    return { rows, total, offset: ahead }
-  }
-
-  /** Swaps of some tokens (either leg): keys from the token path, rows by key. */
-  private async listToken(
-    tokens: string[],
-    range: { start: number; end: number },
-    page: Page,
-    start: PageStart,
-    cursorParams: Params,
-  ): Promise<{ rows: SwapRow[]; total: number; offset: number }> {
-    // A swap has one leg row per token, so one token needs no DISTINCT (a token id naming
-    // several addresses may meet a swap twice).
-    const distinct = tokens.length > 1 ? 'DISTINCT' : ''
-    const keys = `SELECT ${distinct} ${KEY_COLUMNS} FROM ${this.tables.swapLegs} FINAL WHERE token_address IN {tokens:Array(String)} AND ${IN_RANGE}`
-    const base = { tokens, ...range, ...cursorParams }
-    const cursor = 'cursor' in start
-    const [rows, total, ahead] = await Promise.all([
-      this.rows(
-        `SELECT ${SELECT_ROW} FROM ${this.tables.swaps} FINAL
-         WHERE ${KEY} IN (
-           SELECT ${KEY_COLUMNS} FROM (${keys}) WHERE ${cursor ? AFTER_CURSOR : '1'}
-           ORDER BY ${ORDER} LIMIT {limit:UInt32} OFFSET {offset:UInt64})
-         ORDER BY ${ORDER}`,
-        { ...base, limit: page.limit, offset: cursor ? 0 : start.offset },
-      ),
-      this.count(keys, base),
-      cursor ? this.count(`SELECT * FROM (${keys}) WHERE ${AT_OR_BEFORE_CURSOR}`, base) : Promise.resolve(start.offset),
     ])
     return { rows, total, offset: ahead }
   }

@@ -55,16 +55,17 @@ async function walk(query: string): Promise<{ hashes: string[]; total: number }>
   let cursor: string | null = null
   let total = -1
   do {
-    const { status, body } = await getJson(`${api.baseUrl}/swap-transactions?${RANGE}&${query}&limit=7${cursor ? `&cursor=${cursor}` : ''}`, { headers: { 'cache-control': 'no-cache' } })
+    const url: string = `${api.baseUrl}/swap-transactions?${RANGE}&${query}&limit=7${cursor ? `&cursor=${cursor}` : ''}`
+    const { status, body } = await getJson(url, { headers: { 'cache-control': 'no-cache' } })
     expect(status).toBe(200)
-    total = body.pagination.total
+    total = body.pagination.total as number
     hashes.push(...(body.result as Array<{ hash: string }>).map((s) => s.hash))
-    cursor = body.pagination.next_cursor
+    cursor = body.pagination.next_cursor as string | null
   } while (cursor)
   return { hashes, total }
 }
 
-describe('wallet pages from whole rows', () => {
+describe('wallet pages from whole rows, token pages by hours', () => {
   it('serves a wallet alone and with a token filter as the time path does, by cursor and by offset', async () => {
     const mine = expected((r) => r.wallet_address === wallet)
     expect(await walk(`address=${wallet}`)).toEqual({ hashes: mine, total: mine.length })
@@ -73,6 +74,20 @@ describe('wallet pages from whole rows', () => {
     const { body } = await getJson(`${api.baseUrl}/swap-transactions?${RANGE}&address=${wallet.toUpperCase().replace('0X', '0x')}&limit=5&offset=20`)
     expect((body.result as Array<{ hash: string }>).map((s) => s.hash)).toEqual(mine.slice(20, 25))
     expect(body.result[0].token_sold.amount_raw).toBe(rows.find((r) => r.hash === mine[20])!.token_sold_amount)
+  })
+
+  it('serves a token (either leg) from its hour counts, exact again after new swaps and a move into a counted hour', async () => {
+    const withPepe = () => expected((r) => r.token_sold_address === pepe || r.token_bought_address === pepe)
+    expect(await walk(`token_id=${pepe}`)).toEqual({ hashes: withPepe(), total: withPepe().length })
+    const added: SwapRowInput[] = [0, 1, 2].map((i) => ({ hash: hashFor(`rows-new-${i}`), timestamp: T0 + 30 * HOUR + i, wallet_address: other, token_sold_address: weth, token_bought_address: pepe }))
+    await insertSwaps(rt, added)
+    rows.push(...added)
+    const moved = { ...rows.find((r) => r.token_sold_address === pepe && r.timestamp < T0 + 30 * HOUR)!, timestamp: T0 + 33 * HOUR + 5, ingested_at: Date.now() + 3_000 }
+    await insertSwaps(rt, [moved])
+    rows[rows.findIndex((r) => r.hash === moved.hash)] = moved
+    expect(await walk(`token_id=${pepe}`)).toEqual({ hashes: withPepe(), total: withPepe().length })
+    const { body } = await getJson(`${api.baseUrl}/swap-transactions?${RANGE}&token_id=${pepe}&limit=4&offset=6`, { headers: { 'cache-control': 'no-cache' } })
+    expect((body.result as Array<{ hash: string }>).map((s) => s.hash)).toEqual(withPepe().slice(6, 10))
   })
 
   it('migration 11 moves a store of the keys-only layout: the wallet rows filled from swaps_by_time, the old table and view dropped', async () => {
