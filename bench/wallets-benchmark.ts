@@ -1,29 +1,38 @@
 /**
  * `npm run bench:wallets`: every wallet's statistics (shared/wallet-stats/) on a store of
- * BENCH_SWAPS swaps (default 1,000,000) by BENCH_WALLETS wallets (default swaps / 100) of
- * 200 tokens over 365 days, built inside ClickHouse (INSERT ... SELECT FROM numbers()) through
- * swaps_incoming as ingestion writes them, a tenth of them delivered twice.
+ * BENCH_SWAPS swaps (default 10,000,000) by BENCH_WALLETS wallets (default swaps / 100) of
+ * 200 tokens over 365 days up to now, built inside ClickHouse (INSERT ... SELECT FROM
+ * numbers()) through the swaps' entry tables as ingestion writes them, a tenth of them
+ * delivered twice; then BENCH_NEW_SWAPS more (default 100,000) by the same wallets over the
+ * BENCH_STEP_MS after (default 60 s, the refresher's interval), ingested later.
  *
  * Prints, each beside a reference measured in the same run:
- * - the full computation (storeWalletStats: one INSERT ... SELECT of every wallet and window)
- *   beside one plain FINAL scan of the same swaps (count and sum of value_usd);
- * - GET /wallets and GET /wallets/:address p50/p99 over real HTTP beside GET /health.
- * The issue's targets (10,000,000 swaps, 100,000 wallets: full ≤ 30 s, GET /wallets p50 ≤ 30 ms)
- * are printed too; on a loaded machine run it smaller and say so.
+ * - the full computation (storeWalletStats) beside one plain FINAL scan of the same swaps;
+ * - the incremental update after the new swaps, with the clock moved by the step
+ *   (updateWalletStats), beside a FINAL scan of the new swaps; BENCH_VERIFY=1 also runs a
+ *   full computation at the same time and compares every wallet's rows with it;
+ * - GET /wallets and GET /wallets/:address p50/p99 over real HTTP beside GET /health;
+ * with the load average of the machine before each timed step.
  */
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startApiServer } from '../api/api-server.js'
 import { openRuntime } from '../shared/bootstrap.js'
 import { loadConfig } from '../shared/config.js'
+import { dateTime64Param } from '../shared/datetime-param.js'
 import { createRedis, deleteKeysWithPrefix } from '../shared/redis.js'
 import { SWAP_INSERT_COLUMNS, swapEntryTables, type SwapColumn } from '../shared/schema/swaps-schema.js'
+import { updateWalletStats } from '../shared/wallet-stats/incremental-run.js'
 import { storeWalletStats } from '../shared/wallet-stats/store-wallet-stats.js'
+import { compareRuns } from './wallets-compare.js'
 import { count, markdownTable, ms, percentile, seconds } from './report.js'
 
-const SWAPS = Number(process.env.BENCH_SWAPS ?? 1_000_000)
+const SWAPS = Number(process.env.BENCH_SWAPS ?? 10_000_000)
+const NEW_SWAPS = Number(process.env.BENCH_NEW_SWAPS ?? 100_000)
+const STEP_MS = Number(process.env.BENCH_STEP_MS ?? 60_000)
+const VERIFY = process.env.BENCH_VERIFY === '1'
 const WALLETS = Number(process.env.BENCH_WALLETS ?? Math.max(1, Math.floor(SWAPS / 100)))
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 100)
 const TOKENS = 200
@@ -52,7 +61,19 @@ async function timed<T>(work: () => Promise<T>): Promise<[T, number]> {
   return [value, performance.now() - started]
 }
 
-async function insertSwaps(from: number, size: number, every: number, ingestDelayMs: number): Promise<void> {
+/** Swaps number `from` … `from + size - 1` (every `every`-th), their times spread evenly from startMs over spanMs for `total` swaps. */
+interface SwapBatch {
+  from: number
+  size: number
+  every: number
+  ingestDelayMs: number
+  startMs: number
+  spanMs: number
+  first: number
+  total: number
+}
+
+async function insertSwaps({ from, size, every, ingestDelayMs, startMs, spanMs, first, total }: SwapBatch): Promise<void> {
   const select: Record<SwapColumn, string> = {
     chain_id: '1',
     hash: `concat('0x', lower(hex(SHA256(concat({seed:String}, toString(number))))))`,
@@ -70,13 +91,13 @@ async function insertSwaps(from: number, size: number, every: number, ingestDela
   // The same rows (the select is deterministic) into each entry table, in order.
   for (const entry of swapEntryTables(tables)) {
     await clickhouse.command({
-    query: `INSERT INTO ${entry} (${SWAP_INSERT_COLUMNS.join(', ')})
-      WITH {start:Int64} + intDiv(toInt64(number) * {span:Int64}, {total:Int64}) AS ts_ms,
+      query: `INSERT INTO ${entry} (${SWAP_INSERT_COLUMNS.join(', ')})
+      WITH {start:Int64} + intDiv((toInt64(number) - {first:Int64}) * {span:Int64}, {total:Int64}) AS ts_ms,
            cityHash64(number, 2) % {tokens:UInt32} AS sold
       SELECT ${SWAP_INSERT_COLUMNS.map((c) => select[c]).join(', ')}
       FROM numbers(${from}, ${size}) WHERE number % {every:UInt64} = 0`,
-    query_params: { seed: tag, wallets: WALLETS, tokens: TOKENS, start: endMs - DAYS * DAY_MS, span: DAYS * DAY_MS, total: SWAPS, delay: ingestDelayMs, every },
-  })
+      query_params: { seed: tag, wallets: WALLETS, tokens: TOKENS, start: startMs, span: spanMs, first, total, delay: ingestDelayMs, every },
+    })
   }
 }
 
@@ -92,35 +113,71 @@ async function latencies(url: string): Promise<number[]> {
   return samples
 }
 
+const load = () => loadavg().map((x) => x.toFixed(2)).join(' ')
+const history = (from: number, size: number, every: number, ingestDelayMs: number): SwapBatch => ({
+  from,
+  size,
+  every,
+  ingestDelayMs,
+  startMs: endMs - DAYS * DAY_MS,
+  spanMs: DAYS * DAY_MS,
+  first: 0,
+  total: SWAPS,
+})
+
 try {
   console.log(`building ${count(SWAPS)} swaps by ${count(WALLETS)} wallets of ${TOKENS} tokens over ${DAYS} days`)
   const [, buildMs] = await timed(async () => {
-    for (let from = 0; from < SWAPS; from += CHUNK) await insertSwaps(from, Math.min(CHUNK, SWAPS - from), 1, 2_000)
-    for (let from = 0; from < SWAPS; from += CHUNK) await insertSwaps(from, Math.min(CHUNK, SWAPS - from), 10, 60_000)
+    for (let from = 0; from < SWAPS; from += CHUNK) await insertSwaps(history(from, Math.min(CHUNK, SWAPS - from), 1, 2_000))
+    for (let from = 0; from < SWAPS; from += CHUNK) await insertSwaps(history(from, Math.min(CHUNK, SWAPS - from), 10, 60_000))
   })
   console.log(`  built in ${seconds(buildMs)}`)
 
-  const [, scanMs] = await timed(() => clickhouse.query({ query: `SELECT count(), sum(value_usd) FROM ${tables.swaps} FINAL`, format: 'JSONEachRow' }).then((r) => r.json()))
+  const scanSwaps = (where = '', query_params: Record<string, unknown> = {}) =>
+    timed(() => clickhouse.query({ query: `SELECT count(), sum(value_usd) FROM ${tables.swaps} FINAL ${where}`, query_params, format: 'JSONEachRow' }).then((r) => r.json()))
+  const fullLoad = load()
+  const [, scanMs] = await scanSwaps('')
   const [run, fullMs] = await timed(() => storeWalletStats(clickhouse, tables, endMs))
+  console.log(`  full computation ${seconds(fullMs)} (load ${fullLoad})`)
+
+  // the new swaps: after the history, ingested after its re-deliveries, by the same wallets
+  await insertSwaps({ from: SWAPS, size: NEW_SWAPS, every: 1, ingestDelayMs: 120_000, startMs: endMs + 1, spanMs: STEP_MS, first: SWAPS, total: NEW_SWAPS })
+  const updateLoad = load()
+  const [, newScanMs] = await scanSwaps(`WHERE timestamp > {after: DateTime64(3, 'UTC')}`, { after: dateTime64Param(endMs) })
+  const steps: string[] = []
+  const onStep = (step: string, took: number) => steps.push(`${step} ${seconds(took)}`)
+  const [update, updateMs] = await timed(() => updateWalletStats(clickhouse, tables, endMs + STEP_MS, Date.now(), { onStep }))
+  console.log(`  ${update.kind} update ${seconds(updateMs)} (load ${updateLoad}): ${steps.join(', ')}`)
 
   const api = await startApiServer(runtime, 0, '127.0.0.1')
   const base = `http://127.0.0.1:${api.port}`
-  const [someWallet] = (await clickhouse.query({ query: `SELECT wallet_address FROM ${tables.walletStats} LIMIT 1`, format: 'JSONEachRow' }).then((r) => r.json<{ wallet_address: string }>()))
+  const [someWallet] = await clickhouse
+    .query({ query: `SELECT wallet_address FROM ${tables.walletStats} LIMIT 1`, format: 'JSONEachRow' })
+    .then((r) => r.json<{ wallet_address: string }>())
+  const apiLoad = load()
   const health = await latencies(`${base}/health`)
   const list = await latencies(`${base}/wallets?limit=50`)
   const one = await latencies(`${base}/wallets/${someWallet!.wallet_address}`)
   await api.close()
 
-  console.log(`\n${count(SWAPS)} swaps (+${count(SWAPS / 10)} re-delivered), ${count(run.wallets)} wallets, 4 windows; ${process.env.BENCH_NOTE ?? ''}`)
+  let verified = ''
+  if (VERIFY) {
+    const full = await storeWalletStats(clickhouse, tables, endMs + STEP_MS)
+    const diff = await compareRuns(clickhouse, tables, update.computedAtMs, full.computedAtMs)
+    verified = `; against a full computation at the same time: ${count(diff.rows)} (wallet, window) rows, ${count(diff.different)} different`
+  }
+
+  console.log(`\n${count(SWAPS)} swaps (+${count(SWAPS / 10)} re-delivered), ${count(run.wallets)} wallets, 4 windows; ${count(NEW_SWAPS)} new swaps over ${seconds(STEP_MS)}, then ${count(update.wallets)} wallets${verified}; ${process.env.BENCH_NOTE ?? ''}`)
   console.log(
     markdownTable(
-      ['measure', 'time', 'reference in the same run', 'issue target (10M swaps, 100k wallets)'],
+      ['measure', 'time', 'reference in the same run', 'load average (1, 5, 15 min)', 'issue target (10M swaps, 100k wallets)'],
       [
-        ['full computation (every wallet, every window)', seconds(fullMs), `FINAL scan of the swaps: ${seconds(scanMs)}`, '≤ 30 s'],
-        ['GET /wallets?limit=50 p50 / p99', `${ms(percentile(list, 0.5))} / ${ms(percentile(list, 0.99))} ms`, `GET /health p50 ${ms(percentile(health, 0.5))} ms`, 'p50 ≤ 30 ms'],
-        ['GET /wallets/:address p50 / p99', `${ms(percentile(one, 0.5))} / ${ms(percentile(one, 0.99))} ms`, '', ''],
+        ['full computation (every wallet, every window)', seconds(fullMs), `FINAL scan of the swaps: ${seconds(scanMs)}`, fullLoad, '≤ 30 s'],
+        [`${update.kind} update after ${count(NEW_SWAPS)} new swaps`, seconds(updateMs), `FINAL scan of the new swaps: ${seconds(newScanMs)}`, updateLoad, '≤ 2 s'],
+        ['GET /wallets?limit=50 p50 / p99', `${ms(percentile(list, 0.5))} / ${ms(percentile(list, 0.99))} ms`, `GET /health p50 ${ms(percentile(health, 0.5))} ms`, apiLoad, 'p50 ≤ 30 ms'],
+        ['GET /wallets/:address p50 / p99', `${ms(percentile(one, 0.5))} / ${ms(percentile(one, 0.99))} ms`, '', apiLoad, ''],
       ],
-      ['left', 'right', 'left', 'left'],
+      ['left', 'right', 'left', 'left', 'left'],
     ),
   )
 } finally {

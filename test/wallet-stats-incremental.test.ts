@@ -95,7 +95,9 @@ describe('wallet statistics: incremental runs equal the full computation', () =>
     await deliver([{ ...moved!, timestamp: moved!.timestamp - 5 * HOUR, ingested_at: stamp() }])
     const incremental = await expectLikeReference(asOf, 'retraction and move')
 
-    // and the same as a full computation of the same swaps
+    // and the same as a full computation of the same swaps, in one slice of the wallets or in three
     expectSameWallets(incremental, await computeWalletStats(rt.clickhouse, rt.tables, asOf), `seed ${seed} full`)
+    const sliced = await storeWalletStats(rt.clickhouse, rt.tables, asOf, Date.now() + 1, 3)
+    expectSameWallets(await walletStatsOfRun(rt.clickhouse, rt.tables, sliced.computedAtMs), incremental, `seed ${seed} full in slices`)
   }, 120_000)
 })

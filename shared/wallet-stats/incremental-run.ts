@@ -11,6 +11,8 @@ import { latestWalletStatsRun, recordWalletStatsRun, type WalletStatsRun } from 
 export interface UpdateOptions {
   /** More wallets to refold than this: a full run instead (default 2,000). */
   maxRefoldedWallets?: number
+  /** Told each step's duration (the benchmark prints them). */
+  onStep?: (step: string, ms: number) => void
 }
 
 const DT = "DateTime64(3, 'UTC')"
@@ -48,6 +50,12 @@ export async function updateWalletStats(
   options: UpdateOptions = {},
 ): Promise<WalletStatsRun> {
   const started = Date.now()
+  let stepStarted = started
+  const step = (name: string) => {
+    const now = Date.now()
+    options.onStep?.(name, now - stepStarted)
+    stepStarted = now
+  }
   const previous = await latestWalletStatsRun(clickhouse, tables)
   const computedAt = Math.max(computedAtMs, (previous?.computedAtMs ?? 0) + 1)
   if (
@@ -67,14 +75,19 @@ export async function updateWalletStats(
     positions_since: dateTime64Param(previous.positionsSinceMs),
     computed_at: dateTime64Param(computedAt),
   }
+  step('previous run')
   const refolded = await walletsToRefold(clickhouse, tables, params)
+  step(`wallets to refold (${refolded.length})`)
   if (refolded.length > (options.maxRefoldedWallets ?? 2_000)) return storeWalletStats(clickhouse, tables, asOfMs, computedAt)
   params.refolded = refolded
 
   await fillRunSwaps(clickhouse, tables, params)
+  step('swaps to fold')
   await clickhouse.command({ query: positionsInsertSql(tables, tables.walletRunSwaps, 'carried'), query_params: params })
   if (refolded.length > 0) await retractVanishedPairs(clickhouse, tables, params)
+  step('positions')
   await clickhouse.command({ query: walletStatsInsertSql(tables, tables.walletRunSwaps, true), query_params: params })
+  step('wallet rows')
   return recordWalletStatsRun(clickhouse, tables, {
     computedAtMs: computedAt,
     asOfMs,

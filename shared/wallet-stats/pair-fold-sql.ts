@@ -94,9 +94,20 @@ function bandSum(fold: string, measure: FoldMeasure): string {
   return `(${fold}.${sumSlot(measure)} + ${contribution(fold, measure)})`
 }
 
-/** SELECT-list entries that gather a group's legs (aggregate context: a GROUP BY wallet_address, token over rows with ms, side, amount, priced, usd and order_key). */
-export const PAIR_LEGS_SQL = `arraySort((x, k) -> k, groupArray((side, amount, priced, usd)), groupArray(order_key)) AS pair_legs,
-    arraySort(groupArray(ms)) AS pair_ms`
+/**
+ * The aggregate that gathers a group's legs (a GROUP BY wallet_address, token over rows with
+ * order_key, ms, side, amount, priced, usd), sorted: `pair_sorted`, read with PAIR_LEGS_SQL.
+ */
+export const PAIR_SORTED_SQL = `arraySort(x -> x.1, groupArray((order_key, ms, side, amount, priced, usd))) AS pair_sorted`
+
+/** From pair_sorted: the legs as the fold takes them, their times, the last leg's key and time, the latest priced leg's key and price. */
+export const PAIR_LEGS_SQL = `arrayMap(x -> (x.3, x.4, x.5, x.6), pair_sorted) AS pair_legs,
+    arrayMap(x -> x.2, pair_sorted) AS pair_ms,
+    pair_sorted[-1].1 AS last_key,
+    fromUnixTimestamp64Milli(pair_ms[-1], 'UTC') AS last_timestamp,
+    arrayLastIndex(x -> x.5 AND x.4 > 0, pair_sorted) AS mark_index,
+    if(mark_index > 0, pair_sorted[mark_index].1, '') AS new_mark_key,
+    if(mark_index > 0, pair_sorted[mark_index].6 / toFloat64(pair_sorted[mark_index].4), 0.) AS new_mark_price`
 
 /**
  * The folds of the pairs of `grouped` (a query with pair_legs and pair_ms, and whatever else

@@ -1,5 +1,5 @@
 import type { Tables } from '../tables.js'
-import { foldCost, foldedPairsSql, foldQuantity, foldSums, legOrderKey, PAIR_LEGS_SQL, startName, windowStartsSql } from './pair-fold-sql.js'
+import { foldCost, foldedPairsSql, foldQuantity, foldSums, legOrderKey, PAIR_LEGS_SQL, PAIR_SORTED_SQL, startName, windowStartsSql } from './pair-fold-sql.js'
 import { STAT_WINDOWS } from './windows.js'
 
 /**
@@ -24,14 +24,14 @@ function legsSql(source: string, extra: string): string {
 /** Where a folded pair starts: from nothing (every leg folded), or, for the source's rows with refold = 0, from its stored position. */
 export type PairStart = 'zero' | 'carried'
 
-const ZERO_START = `toUInt256(0) AS c_quantity, 0. AS c_cost, '' AS c_mark_key, 0. AS c_mark_price, toInt64(-1) AS c_last_ms`
+/** A pair folded from nothing: the carried columns as constants. */
+const ZERO_CARRIED = `toUInt256(0) AS carried_quantity, 0. AS carried_cost, '' AS carried_mark_key, 0. AS carried_mark_price, toInt64(-1) AS carried_last_ms`
 
 /**
- * The legs with their pair's start: zero, or for rows with refold = 0 the pair's stored
- * position of the current generation (`{positions_since}`), found by its key.
+ * The legs with their pair's stored position of the current generation (`{positions_since}`)
+ * for rows with refold = 0 (zeros for the others), found by its key.
  */
-function startedLegsSql(t: Tables, source: string, start: PairStart): string {
-  if (start === 'zero') return `SELECT *, ${ZERO_START} FROM (${legsSql(source, '')})`
+function carriedLegsSql(t: Tables, source: string): string {
   return `SELECT l.*,
       if(l.refold = 0 AND c.found = 1, c.quantity, toUInt256(0)) AS c_quantity,
       if(l.refold = 0 AND c.found = 1, c.cost_usd, 0.) AS c_cost,
@@ -48,16 +48,16 @@ function startedLegsSql(t: Tables, source: string, start: PairStart): string {
     ) AS c ON c.wallet_address = l.wallet_address AND c.token = l.token`
 }
 
+/** One row per pair: its sorted legs (pair-fold-sql.ts PAIR_LEGS_SQL) and where its fold starts. */
 function groupedSql(t: Tables, source: string, start: PairStart): string {
-  return `SELECT wallet_address, token, ${PAIR_LEGS_SQL},
-      max(order_key) AS last_key,
-      max(timestamp) AS last_timestamp,
-      maxIf(order_key, priced AND amount > 0) AS new_mark_key,
-      argMaxIf(usd / toFloat64(amount), order_key, priced AND amount > 0) AS new_mark_price,
-      any(c_quantity) AS carried_quantity, any(c_cost) AS carried_cost, any(c_mark_key) AS carried_mark_key,
-      any(c_mark_price) AS carried_mark_price, any(c_last_ms) AS carried_last_ms
-    FROM (${startedLegsSql(t, source, start)})
-    GROUP BY wallet_address, token`
+  const grouped =
+    start === 'zero'
+      ? `SELECT wallet_address, token, ${PAIR_SORTED_SQL}, ${ZERO_CARRIED} FROM (${legsSql(source, '')}) GROUP BY wallet_address, token`
+      : `SELECT wallet_address, token, ${PAIR_SORTED_SQL},
+          any(c_quantity) AS carried_quantity, any(c_cost) AS carried_cost, any(c_mark_key) AS carried_mark_key,
+          any(c_mark_price) AS carried_mark_price, any(c_last_ms) AS carried_last_ms
+        FROM (${carriedLegsSql(t, source)}) GROUP BY wallet_address, token`
+  return `SELECT *, ${PAIR_LEGS_SQL} FROM (${grouped})`
 }
 
 export const POSITION_COLUMNS = [

@@ -22,7 +22,9 @@ const CHANGED_KEYS = (t: Tables) => `(SELECT timestamp, hash, chain_id FROM ${t.
 /**
  * Wallets to refold from their first swap:
  * - a pair touched by a changed key at or before the last leg its carried position folded
- *   (a late swap, a re-delivery, a retraction, a move): its position is wrong from there on;
+ *   (a late swap, a re-delivery, a retraction, a move): its position is wrong from there on.
+ *   Only versions at or before the previous run's time can be (that run folded nothing
+ *   later), so swaps arriving in time cost no lookup of the positions;
  * - a swap leaving a window as the clock moved from the previous run's time to this one's
  *   (its wallet's window sums lose it: they are summed again rather than subtracted from).
  */
@@ -38,7 +40,7 @@ export async function walletsToRefold(clickhouse: ClickHouseClient, t: Tables, p
         SELECT wallet_address, leg.1 AS token, min(${legOrderKey('timestamp', 'hash', 'chain_id', 'leg.2')}) AS first_key
         FROM ${t.swaps}
         ARRAY JOIN [(token_sold_address, toUInt8(0)), (token_bought_address, toUInt8(1))] AS leg
-        WHERE (timestamp, hash, chain_id) IN ${CHANGED_KEYS(t)}
+        WHERE (timestamp, hash, chain_id) IN ${CHANGED_KEYS(t)} AND timestamp <= {previous_as_of: ${DT}}
         GROUP BY wallet_address, token
       ) AS touched
       INNER JOIN (
@@ -47,7 +49,7 @@ export async function walletsToRefold(clickhouse: ClickHouseClient, t: Tables, p
           AND (wallet_address, token) IN (
             SELECT wallet_address, leg FROM ${t.swaps}
             ARRAY JOIN [token_sold_address, token_bought_address] AS leg
-            WHERE (timestamp, hash, chain_id) IN ${CHANGED_KEYS(t)})
+            WHERE (timestamp, hash, chain_id) IN ${CHANGED_KEYS(t)} AND timestamp <= {previous_as_of: ${DT}})
       ) AS carried ON carried.wallet_address = touched.wallet_address AND carried.token = touched.token
       WHERE touched.first_key <= carried.last_key
       UNION ALL

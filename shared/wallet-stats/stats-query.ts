@@ -109,7 +109,7 @@ function tradePart(source: string): string {
 
 function previousPart(t: Tables): string {
   return `SELECT wallet_address, window, ${SUMMED.map(([name]) => name).join(', ')}, first_trade, last_trade
-    FROM ${t.walletStats} FINAL
+    FROM ${t.walletStats}
     WHERE computed_at = {previous_computed_at: ${DT}} AND wallet_address NOT IN {refolded: Array(String)}`
 }
 
