@@ -65,10 +65,10 @@ export class SwapHourCounts {
 
   /** The counted swaps in `range` (SQL over `timestamp`): one row each, with its timestamp. */
   private counted(range: string): string {
-    if (this.tokens === null) return `SELECT timestamp FROM ${this.tables.swaps} FINAL WHERE ${range}`
+    if (this.tokens === null) return `SELECT timestamp FROM ${this.tables.swaps} FINAL WHERE (${range})`
     // One leg row per token, so one token needs no DISTINCT (a token id naming several addresses may meet a swap twice).
     const distinct = this.tokens.length > 1 ? 'DISTINCT' : ''
-    return `SELECT ${distinct} timestamp, hash, chain_id FROM ${this.tables.swapLegs} FINAL WHERE token_address IN {tokens:Array(String)} AND ${range}`
+    return `SELECT ${distinct} timestamp, hash, chain_id FROM ${this.tables.swapLegs} FINAL WHERE token_address IN {tokens:Array(String)} AND (${range})`
   }
 
   private get scopeParams(): Record<string, unknown> {
@@ -84,13 +84,13 @@ export class SwapHourCounts {
     const endMs = Math.min(requestedEnd, this.stored.max)
     const firstFull = hourStart(startMs) === startMs ? startMs : hourStart(startMs) + HOUR_MS
     const lastFullEnd = hourStart(endMs + 1) // exclusive end of the last whole hour
-    if (firstFull >= lastFullEnd) return [{ from: startMs, to: endMs, count: await this.countExact(startMs, endMs) }]
-    // The partial hours at the edges are counted while the whole hours are filled.
-    const [newest, oldest] = await Promise.all([
-      endMs >= lastFullEnd ? this.countExact(lastFullEnd, endMs) : undefined,
-      startMs < firstFull ? this.countExact(startMs, firstFull - 1) : undefined,
-      this.fill(firstFull, lastFullEnd),
-    ])
+    if (firstFull >= lastFullEnd) return [{ from: startMs, to: endMs, count: (await this.countWindows([[startMs, endMs]]))[0]! }]
+    // The partial hours at the edges are counted (in one query) while the whole hours are filled.
+    const edges: Array<[number, number] | undefined> = [endMs >= lastFullEnd ? [lastFullEnd, endMs] : undefined, startMs < firstFull ? [startMs, firstFull - 1] : undefined]
+    const present = edges.filter((e): e is [number, number] => e !== undefined)
+    const [counts] = await Promise.all([present.length > 0 ? this.countWindows(present) : Promise.resolve([]), this.fill(firstFull, lastFullEnd)])
+    const newest = edges[0] === undefined ? undefined : counts[0]
+    const oldest = edges[1] === undefined ? undefined : counts[present.length - 1]
     const slices: CountedSlice[] = []
     if (newest !== undefined) slices.push({ from: lastFullEnd, to: endMs, count: newest })
     for (let h = lastFullEnd - HOUR_MS; h >= firstFull; h -= HOUR_MS) {
@@ -172,13 +172,20 @@ export class SwapHourCounts {
     return run
   }
 
-  private async countExact(fromMs: number, toMs: number): Promise<number> {
+  /** Exact counts of a few windows [from, to] (inclusive, ms), in one query. */
+  private async countWindows(windows: ReadonlyArray<readonly [number, number]>): Promise<number[]> {
+    const params: Record<string, unknown> = { ...this.scopeParams }
+    const inWindow = windows.map(([from, to], i) => {
+      params[`from${i}`] = from
+      params[`to${i}`] = to
+      return `(timestamp >= fromUnixTimestamp64Milli({from${i}:Int64}, 'UTC') AND timestamp <= fromUnixTimestamp64Milli({to${i}:Int64}, 'UTC'))`
+    })
     const rs = await this.clickhouse.query({
-      query: `SELECT count() AS n FROM (${this.counted(`timestamp >= fromUnixTimestamp64Milli({from:Int64}, 'UTC') AND timestamp <= fromUnixTimestamp64Milli({to:Int64}, 'UTC')`)})`,
-      query_params: { from: fromMs, to: toMs, ...this.scopeParams },
+      query: `SELECT ${inWindow.map((w, i) => `countIf(${w}) AS n${i}`).join(', ')} FROM (${this.counted(inWindow.join(' OR '))})`,
+      query_params: params,
       format: 'JSONEachRow',
     })
-    const [row] = await rs.json<{ n: string | number }>()
-    return Number(row?.n ?? 0)
+    const [row] = await rs.json<Record<string, string | number>>()
+    return windows.map((_, i) => Number(row?.[`n${i}`] ?? 0))
   }
 }

@@ -90,6 +90,26 @@ describe('wallet pages from whole rows, token pages by hours', () => {
     expect((body.result as Array<{ hash: string }>).map((s) => s.hash)).toEqual(withPepe().slice(6, 10))
   })
 
+  it('counts the partial hours at both edges of a range for the token only', async () => {
+    const at = (h: number, min: number) => T0 + h * HOUR + min * 60_000
+    const edgeRows: SwapRowInput[] = [
+      { hash: hashFor('edge-1'), timestamp: at(100, 10), wallet_address: other, token_sold_address: pepe, token_bought_address: weth },
+      { hash: hashFor('edge-2'), timestamp: at(100, 20), wallet_address: other, token_sold_address: usdc, token_bought_address: weth },
+      { hash: hashFor('edge-3'), timestamp: at(104, 10), wallet_address: other, token_sold_address: pepe, token_bought_address: weth },
+      { hash: hashFor('edge-4'), timestamp: at(104, 20), wallet_address: other, token_sold_address: usdc, token_bought_address: weth },
+    ]
+    await insertSwaps(rt, edgeRows)
+    rows.push(...edgeRows)
+    const [from, to] = [at(100, 5), at(104, 30)]
+    const inRange = (r: SwapRowInput) => r.timestamp >= from && r.timestamp <= to
+    for (const token of [pepe, usdc]) {
+      const { body } = await getJson(`${api.baseUrl}/swap-transactions?start_time=${from}&end_time=${to}&token_id=${token}&limit=100`, { headers: { 'cache-control': 'no-cache' } })
+      const want = expected((r) => inRange(r) && (r.token_sold_address === token || r.token_bought_address === token))
+      expect(body.pagination.total).toBe(want.length)
+      expect((body.result as Array<{ hash: string }>).map((s) => s.hash)).toEqual(want)
+    }
+  })
+
   it('migration 11 moves a store of the keys-only layout: the wallet rows filled from swaps_by_time, the old table and view dropped', async () => {
     const t = rt.tables
     // The earlier layout: the wallet path empty of whole rows, the keys-only table beside it.
