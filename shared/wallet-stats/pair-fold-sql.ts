@@ -5,7 +5,7 @@ import { STAT_WINDOWS, WINDOW_DAYS, type StatWindow } from './windows.js'
  * of position-step.ts (the reference's rule), written once for every kind of run.
  *
  * A leg is the tuple x = (side (0 sell, 1 buy), amount UInt256, priced UInt8, usd Float64).
- * The legs of a pair are sorted by LEG_ORDER_KEY (so by time) and cut at the window starts
+ * The legs of a pair are sorted by their order key (legOrderKey: so by time) and cut at the window starts
  * into bands: before the 180-day window, inside it but before the 90-day one, and so on.
  * Each band is folded on from the state the previous band ended with (the first band from
  * the carried state: zero for a pair folded from its first leg, the stored state for a pair
@@ -17,7 +17,7 @@ import { STAT_WINDOWS, WINDOW_DAYS, type StatWindow } from './windows.js'
  * The accumulator: (quantity, cost, then the outcome of the leg just folded: reduced,
  * realized, closed cost, proceeds, unmatched; then the band's sums of the legs before it).
  * Each step computes its leg's outcome once and adds the previous one's; the band's last
- * outcome is added after the fold (bandSums).
+ * outcome is added after the fold (bandSum).
  */
 
 const MEASURES = ['realized', 'closed', 'matched', 'unmatched', 'reduced', 'won'] as const
@@ -140,5 +140,3 @@ export function foldSums(measure: FoldMeasure): string {
   }
   return `[${STAT_WINDOWS.map(windowSum).join(', ')}]`
 }
-
-export { MEASURES as FOLD_MEASURES }
