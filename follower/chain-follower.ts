@@ -172,8 +172,10 @@ export class ChainFollower {
         if (idle) await this.sleep(this.deps.config.pollMs)
       } catch (err) {
         if (err instanceof FollowerStopped || this.stopping) break
-        // Done again from the checkpoint as after a restart: with the prices of that moment,
-        // and holdings read again (the failed steps' records may never have been stored).
+        // Done again from the checkpoint as after a restart, steps in flight included: with
+        // the prices of that moment, and holdings read again (the failed steps' records may
+        // never have been stored).
+        this.inFlight = []
         this.prices = this.pricesAtCheckpoint()
         this.finalized.forget()
         this.deps.logger.error('follower step failed: retrying', { err })
