@@ -87,6 +87,9 @@ export interface QueueFactoryOptions {
   failFast?: boolean
 }
 
+/** How long a connection that never became ready is given to end when the factory closes. */
+const END_WAIT_MS = 200
+
 export class QueueFactory {
   private shared?: Redis
   private readonly connections: Redis[] = []
@@ -129,9 +132,39 @@ export class QueueFactory {
   /** Closes every queue, worker and event stream opened here (a worker closes after its jobs in hand), then the connections. */
   async close(): Promise<void> {
     const opened = this.opened.splice(0)
+    await this.endConnectionsNeverReady()
     await Promise.allSettled(opened.map((o) => o.close()))
     for (const connection of this.connections.splice(0)) connection.disconnect()
     this.shared = undefined
+  }
+
+  /**
+   * Ends the connections that never became ready (Redis away) before their queues are
+   * closed. BullMQ's start-up of a queue waits for its connection; closing the queue removes
+   * the listeners that start-up reports its failure to, so a connection ending afterwards
+   * (its attempt under way when it is disconnected) turns that failure into an unhandled
+   * rejection, which stops the service. Ended first, the failure reaches the queue's error
+   * listener (track()).
+   */
+  private async endConnectionsNeverReady(): Promise<void> {
+    const down = this.connections.filter((c) => c.status !== 'ready' && c.status !== 'end')
+    if (down.length === 0) return
+    await Promise.all(
+      down.map(
+        (c) =>
+          new Promise<void>((resolve) => {
+            // In its wait between attempts a connection ends without an 'end' event.
+            const timer = setTimeout(resolve, END_WAIT_MS)
+            c.once('end', () => {
+              clearTimeout(timer)
+              resolve()
+            })
+            c.disconnect()
+          }),
+      ),
+    )
+    // The start-ups' failures travel through a few promise steps after 'end'.
+    await new Promise((resolve) => setImmediate(resolve))
   }
 
   private connect(purpose: 'bullmq' | 'commands' = 'bullmq'): Redis {
