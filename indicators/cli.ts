@@ -38,10 +38,13 @@ try {
   console.log(`enqueued ${request.job}${'token' in request ? ` for ${request.token}` : ''} (job ${job.id}); waiting…`)
   const result: IndicatorJobResult = await job.waitUntilFinished(events, args.timeoutMs)
   const seconds = ((Date.now() - started) / 1000).toFixed(1)
+  const skipped = result.skipped ?? 0
+  // A token whose computation was under way (its lock held) is left to it, not computed twice.
+  const underWay = skipped > 0 ? `; ${skipped} token${skipped === 1 ? ' was' : 's were'} being computed by the engine already, left to it` : ''
   if (result.written > 0) {
-    console.log(`wrote ${result.written} technical-analysis result${result.written === 1 ? '' : 's'} in ${seconds} s`)
+    console.log(`wrote ${result.written} technical-analysis result${result.written === 1 ? '' : 's'} in ${seconds} s${underWay}`)
   } else {
-    console.log(`wrote nothing${result.reason ? `: ${result.reason}` : ''}`)
+    console.log(`wrote nothing${result.reason ? `: ${result.reason}` : ''}${underWay}`)
   }
 } catch (err) {
   const message = err instanceof Error ? err.message : String(err)

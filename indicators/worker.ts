@@ -33,7 +33,7 @@ async function process(
     const started = Date.now()
     const result = await engine.recomputeAll()
     logger.info('recomputed all tokens', { ...result, ms: Date.now() - started })
-    return { written: result.written }
+    return { written: result.written, skipped: result.skipped }
   }
   if (job.name === IndicatorJobNames.advance) {
     const started = Date.now()

@@ -100,4 +100,6 @@ export interface IndicatorJobResult {
   written: number
   /** For recompute-token when nothing was written: why (e.g. "the token has no candles"). */
   reason?: string
+  /** For recompute-all: tokens left to the computation of them under way at that moment (their lock was held). */
+  skipped?: number
 }
