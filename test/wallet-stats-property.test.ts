@@ -4,7 +4,8 @@ import { referenceWalletStats } from '../shared/wallet-stats/reference.js'
 import type { StatSwap } from '../shared/wallet-stats/wallet-stats.js'
 import { addressFor, hashFor, insertSwaps, type SwapRowInput } from './support/factories.js'
 import { createTestRuntime, type TestRuntime } from './support/runtime.js'
-import { DAY, expectSameWallets, HOUR, prng } from './support/wallet-stats-cases.js'
+import { seededFloats as prng } from '../ingest/sample-data/prng.js'
+import { DAY, expectSameWallets, HOUR, statSwapOf } from './support/wallet-stats-cases.js'
 
 const AS_OF = Date.UTC(2026, 2, 1, 0, 0, 0)
 
@@ -43,17 +44,7 @@ function randomCase(seed: number): Case {
   const moved = rows.filter(() => rnd() < 0.05).map((r) => ({ ...r, timestamp: r.timestamp - 3 * HOUR, ingested_at: r.ingested_at! + 2000 }))
   const latest = new Map<string, SwapRowInput>()
   for (const r of [...rows, ...redelivered, ...moved]) latest.set(r.hash, r)
-  const live = [...latest.values()].map((r) => ({
-    wallet: r.wallet_address!,
-    timestampMs: r.timestamp,
-    hash: r.hash,
-    chainId: 1,
-    soldToken: r.token_sold_address!,
-    soldAmount: BigInt(r.token_sold_amount!),
-    boughtToken: r.token_bought_address!,
-    boughtAmount: BigInt(r.token_bought_amount!),
-    valueUsd: r.value_usd ?? null,
-  }))
+  const live = [...latest.values()].map(statSwapOf)
   return { deliveries: [rows.slice(0, 200), rows.slice(200), redelivered, moved], live }
 }
 

@@ -4,6 +4,7 @@ import { referenceWalletStats } from '../shared/wallet-stats/reference.js'
 import type { StatSwap, WalletStats } from '../shared/wallet-stats/wallet-stats.js'
 import { addressFor, hashFor, insertSwaps, type SwapRowInput } from './support/factories.js'
 import { createTestRuntime, type TestRuntime } from './support/runtime.js'
+import { statSwapOf } from './support/wallet-stats-cases.js'
 
 const DAY = 86_400_000
 const AS_OF = Date.UTC(2026, 5, 30, 12, 0, 0)
@@ -92,17 +93,7 @@ describe('wallet statistics on hand-made sequences', () => {
     await insertSwaps(rt, [{ ...again, ingested_at: Date.now() + 1000 }])
     await insertSwaps(rt, [{ ...moved, timestamp: t(40), ingested_at: Date.now() + 2000 }])
     stats = new Map((await computeWalletStats(rt.clickhouse, rt.tables, AS_OF)).map((s) => [s.wallet, s]))
-    const live: StatSwap[] = [...rows, again, { ...moved, timestamp: t(40) }].map((r) => ({
-      wallet: r.wallet_address!,
-      timestampMs: r.timestamp,
-      hash: r.hash,
-      chainId: 1,
-      soldToken: r.token_sold_address!,
-      soldAmount: BigInt(r.token_sold_amount!),
-      boughtToken: r.token_bought_address!,
-      boughtAmount: BigInt(r.token_bought_amount!),
-      valueUsd: r.value_usd ?? null,
-    }))
+    const live: StatSwap[] = [...rows, again, { ...moved, timestamp: t(40) }].map(statSwapOf)
     reference = new Map(referenceWalletStats(live, AS_OF).map((s) => [s.wallet, s]))
   }, 120_000)
   afterAll(async () => rt?.cleanup())

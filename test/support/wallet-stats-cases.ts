@@ -1,22 +1,11 @@
 import { expect } from 'vitest'
 import type { StatSwap, WalletStats, WindowStats } from '../../shared/wallet-stats/wallet-stats.js'
 import { STAT_WINDOWS } from '../../shared/wallet-stats/windows.js'
+import { seededFloats as prng } from '../../ingest/sample-data/prng.js'
 import { addressFor, hashFor, type SwapRowInput } from './factories.js'
 
 export const DAY = 86_400_000
 export const HOUR = 3_600_000
-
-/** mulberry32: a small seeded PRNG, so a failing seed can be replayed. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 /** Random swaps of a few wallets and tokens: amounts beyond 64 bits and zero now and then, some without USD. */
 export class RandomSwaps {
