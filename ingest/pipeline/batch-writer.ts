@@ -1,6 +1,4 @@
-import { Readable } from 'node:stream'
-import { finished } from 'node:stream/promises'
-import type { ClickHouseClient } from '../../shared/clickhouse.js'
+import { insertFormatted, type ClickHouseClient } from '../../shared/clickhouse.js'
 import type { Logger } from '../../shared/logger.js'
 import { insertDuration, rowsInserted } from '../../shared/metrics.js'
 import { encodeRows, type EncodedRows } from './compact-rows.js'
@@ -180,26 +178,15 @@ export class BatchWriter {
     for (const target of targets) await this.insertInto(target, columns, parts)
   }
 
-  /** One insert of the texts' rows (the client's `insert` takes objects only, `exec` takes the text as is). */
+  /** One insert of the texts' rows, as they are (the client's `insert` would take objects only). */
   private async insertInto(table: string, columns: readonly string[], parts: readonly EncodedRows[]): Promise<void> {
     const started = performance.now()
-    const query = `INSERT INTO ${table} (${columns.join(', ')}) FORMAT JSONCompactEachRow`
-    const result = await this.clickhouse.exec({ query, values: textStream(parts) })
-    result.stream.resume()
-    await finished(result.stream)
+    await insertFormatted(this.clickhouse, { table, columns, texts: parts.map((p) => p.text) })
     const metricTable = table.slice(table.indexOf('.') + 1)
     rowsInserted.inc({ table: metricTable }, countRows(parts))
     insertDuration.observe({ table: metricTable }, (performance.now() - started) / 1000)
     this.logger.debug('inserted', { table, rows: countRows(parts), ms: Math.round(performance.now() - started), inFlight: this.inFlight.size })
   }
-}
-
-/** The texts as a stream of strings: not re-encoded into Buffers, the embedded connection wants text. */
-function textStream(parts: readonly EncodedRows[]): Readable {
-  const stream = new Readable({ encoding: 'utf8', read() {} })
-  for (const part of parts) stream.push(part.text, 'utf8')
-  stream.push(null)
-  return stream
 }
 
 function countRows(parts: readonly EncodedRows[]): number {
