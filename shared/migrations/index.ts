@@ -10,6 +10,7 @@ import { walletStats } from './008_wallet_stats.js'
 import { swapVersionsFirst } from './009_swap_versions_first.js'
 import { walletPositions } from './010_wallet_positions.js'
 import { walletRows } from './011_wallet_rows.js'
+import { tokenLegsGranules } from './012_token_legs_granules.js'
 
 /** Every migration, in the order it applies. Add new ones at the end with the next version. */
-export const migrations: readonly Migration[] = [coreTables, timeOrderedSwaps, holdingsByToken, storedCandles, storeIdentity, deadLetterLines, holdingsByWallet, walletStats, swapVersionsFirst, walletPositions, walletRows]
+export const migrations: readonly Migration[] = [coreTables, timeOrderedSwaps, holdingsByToken, storedCandles, storeIdentity, deadLetterLines, holdingsByWallet, walletStats, swapVersionsFirst, walletPositions, walletRows, tokenLegsGranules]

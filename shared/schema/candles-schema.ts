@@ -15,8 +15,17 @@ import { HOUR_MS } from '../time-units.js'
 /** The hour a token-wide mark names: every hour of the token (its decimals changed). */
 export const ALL_HOURS = 4_294_967_295
 
+const hourOf = (ts: string) => `toUInt32(intDiv(toUnixTimestamp64Milli(${ts}), ${HOUR_MS}))`
+
+export const SWAP_CANDLE_MARKS_VIEW = 'mv_candle_marks_swaps'
+
+/** The marks of the swaps' buckets, written by every insert into the token path (either leg). */
+export function swapCandleMarksViewDdl(t: Tables): string {
+  return `CREATE MATERIALIZED VIEW IF NOT EXISTS ${t.database}.${SWAP_CANDLE_MARKS_VIEW} TO ${t.candleMarks} AS
+      SELECT DISTINCT token_address AS token, ${hourOf('timestamp')} AS hour FROM ${t.swapLegs}`
+}
+
 export function candlesSchemaDdl(t: Tables): string[] {
-  const hourOf = (ts: string) => `toUInt32(intDiv(toUnixTimestamp64Milli(${ts}), ${HOUR_MS}))`
   return [
     `CREATE TABLE IF NOT EXISTS ${t.candles1h} (
       token String,
@@ -46,8 +55,7 @@ export function candlesSchemaDdl(t: Tables): string[] {
     ) ENGINE = ReplacingMergeTree(updated_at)
     ORDER BY name`,
 
-    `CREATE MATERIALIZED VIEW IF NOT EXISTS ${t.database}.mv_candle_marks_swaps TO ${t.candleMarks} AS
-      SELECT DISTINCT token_address AS token, ${hourOf('timestamp')} AS hour FROM ${t.swapLegs}`,
+    swapCandleMarksViewDdl(t),
 
     `CREATE MATERIALIZED VIEW IF NOT EXISTS ${t.database}.mv_candle_marks_prices TO ${t.candleMarks} AS
       SELECT DISTINCT contract_address AS token, ${hourOf('timestamp')} AS hour FROM ${t.prices}`,

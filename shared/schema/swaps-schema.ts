@@ -127,16 +127,31 @@ export function walletRowsViewDdl(t: Tables): string {
 }
 
 /** An access path: the keys of the live swaps, ordered by `column`, then as the swaps are. */
-function keyIndexDdl(table: string, column: string): string {
+/**
+ * The token path: one row per leg's token and swap version. Granules of 1,024 rows, not
+ * 8,192: a token's page reads a few rows of each of its hours, and every FINAL read of one
+ * token took ~30 ms at 8,192 against ~15 at 1,024 on 10M swaps (migration 12).
+ */
+export function tokenLegsDdl(table: string): string {
   return `CREATE TABLE IF NOT EXISTS ${table} (
-      ${column} String,
+      token_address String,
       timestamp ${DT},
       hash String,
       chain_id UInt32,
       ingested_at ${DT},
       is_deleted UInt8 DEFAULT 0
     ) ENGINE = ${REPLACING}
-    ORDER BY (${column}, ${SWAP_KEY.join(', ')})`
+    ORDER BY (token_address, ${SWAP_KEY.join(', ')})
+    SETTINGS index_granularity = ${TOKEN_LEGS_GRANULARITY}`
+}
+
+export const TOKEN_LEGS_GRANULARITY = 1024
+export const TOKEN_LEGS_VIEW = 'mv_swap_legs'
+
+export function tokenLegsViewDdl(t: Tables): string {
+  return `CREATE MATERIALIZED VIEW IF NOT EXISTS ${t.database}.${TOKEN_LEGS_VIEW} TO ${t.swapLegs} AS
+      SELECT token_address, ${SWAP_KEY.join(', ')}, ingested_at, is_deleted FROM ${t.swaps}
+      ARRAY JOIN arrayDistinct([token_sold_address, token_bought_address]) AS token_address`
 }
 
 /**
@@ -213,7 +228,7 @@ export function swapsSchemaDdl(t: Tables): string[] {
     ...swapVersionsDdl(t),
 
     walletRowsDdl(t),
-    keyIndexDdl(t.swapLegs, 'token_address'),
+    tokenLegsDdl(t.swapLegs),
 
     // A log of retracted versions: small (moves are rare), read by the views below and by
     // the API to learn which hours a retraction changed (api/swap-hour-counts.ts).
@@ -241,8 +256,6 @@ export function swapsSchemaDdl(t: Tables): string[] {
 
     walletRowsViewDdl(t),
 
-    `CREATE MATERIALIZED VIEW IF NOT EXISTS ${t.database}.mv_swap_legs TO ${t.swapLegs} AS
-      SELECT token_address, ${SWAP_KEY.join(', ')}, ingested_at, is_deleted FROM ${t.swaps}
-      ARRAY JOIN arrayDistinct([token_sold_address, token_bought_address]) AS token_address`,
+    tokenLegsViewDdl(t),
   ]
 }
