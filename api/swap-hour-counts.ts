@@ -75,6 +75,20 @@ export class SwapHourCounts {
     return this.tokens === null ? {} : { tokens: this.tokens }
   }
 
+  /**
+   * The swaps of the hours [from, to] touches, as last counted; undefined when one of them
+   * was never counted. An estimate for choosing how to read a page, never an answer.
+   */
+  countedAround(from: number, to: number): number | undefined {
+    let n = 0
+    for (let h = hourStart(from); h <= to; h += HOUR_MS) {
+      const cached = this.hours.get(h)
+      if (cached === undefined) return undefined
+      n += cached.count
+    }
+    return n
+  }
+
   /** [startMs, endMs] cut into counted slices, newest first: partial edges, whole hours between. */
   async slices(requestedStart: number, requestedEnd: number): Promise<CountedSlice[]> {
     await this.sync()

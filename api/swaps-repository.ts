@@ -25,8 +25,23 @@ interface HourPages {
   params: Params
   /** The page's rows in ORDER ({limit}, {offset}). */
   page(where: string): string
+  /** The same rows by scanning every swap of the page's hours, for pages whose hours hold few swaps. */
+  scanPage?(where: string): string
   /** Its keys, to count. */
   keys(where: string): string
+}
+
+/**
+ * A token page whose hours hold at most this many swaps (all tokens) is read by scanning
+ * them in swaps_by_time rather than by its keys from the token path, then its rows by key:
+ * on 10M swaps, a page whose four hours hold ~28,000 swaps took 17 ms scanned against
+ * 24.5 ms by key, and the scan grows with the hours' swaps while the keys do not.
+ */
+const SCAN_ROWS = 30_000
+
+export interface SwapsReadOptions {
+  /** See SCAN_ROWS; tests set it to 0 or Infinity to read every page one way. */
+  scanRows: number
 }
 
 /** Where a page starts: `offset` rows into the range, or just after `cursor`. */
@@ -96,6 +111,7 @@ export class SwapsRepository {
     private readonly hourCounts: SwapHourCounts,
     private readonly tokens: TokenRefs,
     private readonly kept: VersionedResults,
+    private readonly options: SwapsReadOptions = { scanRows: SCAN_ROWS },
   ) {}
 
   async list(filter: SwapFilter, page: Page, start: PageStart, options: ReadOptions = {}): Promise<SwapPage> {
@@ -152,6 +168,11 @@ export class SwapsRepository {
           ORDER BY ${ORDER} LIMIT {limit:UInt32} OFFSET {offset:UInt64})
         ORDER BY ${ORDER}`,
       keys: (where) => `SELECT * FROM (${keys}) WHERE ${where}`,
+      // FINAL applies before the filter on the row's tokens (they are not key columns), so
+      // the live version of each swap is the one filtered, as on the token path.
+      scanPage: (where) => `SELECT ${SELECT_ROW} FROM ${this.tables.swaps} FINAL
+        WHERE ${IN_RANGE} AND (token_sold_address IN {tokens:Array(String)} OR token_bought_address IN {tokens:Array(String)}) AND ${where}
+        ORDER BY ${ORDER} LIMIT {limit:UInt32} OFFSET {offset:UInt64}`,
     }
   }
 
@@ -188,7 +209,10 @@ export class SwapsRepository {
     // j: the oldest slice the page reaches into.
     let j = i
     while (remaining < page.limit && j < slices.length - 1) remaining += slices[++j]!.count
-    const rows = await this.rows(source.page('cursor' in start ? AFTER_CURSOR : '1'), {
+    const where = 'cursor' in start ? AFTER_CURSOR : '1'
+    const around = source.scanPage === undefined ? undefined : this.hourCounts.countedAround(slices[j]!.from, slices[i]!.to)
+    const query = source.scanPage !== undefined && around !== undefined && around <= this.options.scanRows ? source.scanPage(where) : source.page(where)
+    const rows = await this.rows(query, {
       ...source.params,
       start: slices[j]!.from,
       end: slices[i]!.to,
