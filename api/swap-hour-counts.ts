@@ -76,17 +76,22 @@ export class SwapHourCounts {
   }
 
   /**
-   * The swaps of the hours [from, to] touches, as last counted; undefined when one of them
-   * was never counted. An estimate for choosing how to read a page, never an answer.
+   * About how many swaps the hours [from, to] touches hold, from the hours last counted
+   * (an hour not counted, such as a partial edge hour, is taken as the mean of those that
+   * were); undefined when none was. An estimate for choosing how to read a page, never an answer.
    */
   countedAround(from: number, to: number): number | undefined {
     let n = 0
+    let counted = 0
+    let hours = 0
     for (let h = hourStart(from); h <= to; h += HOUR_MS) {
+      hours++
       const cached = this.hours.get(h)
-      if (cached === undefined) return undefined
+      if (cached === undefined) continue
       n += cached.count
+      counted++
     }
-    return n
+    return counted === 0 ? undefined : (n / counted) * hours
   }
 
   /** [startMs, endMs] cut into counted slices, newest first: partial edges, whole hours between. */
