@@ -19,6 +19,15 @@ interface CachedHour {
 /** How far back the log of retractions is read again, for inserts still committing. */
 const MOVES_OVERLAP_MS = 60_000
 
+/** Partial-hour windows kept counted (the least recently read are dropped). */
+const KEPT_WINDOWS = 1_024
+
+interface CachedWindow {
+  count: number
+  /** The hours the window touches, and their marks when it was counted. */
+  marks: Map<number, string | undefined>
+}
+
 /** Token sets whose hours are kept counted at once (the least recently read are dropped). */
 const TOKEN_SCOPES = 256
 
@@ -40,8 +49,13 @@ export class SwapHourCounts {
   private movesSeenUntil = 0
   /** First and last stored time (ms), read again whenever anything changed; null: no swaps. */
   private stored: { min: number; max: number } | null = null
-  private filling: Promise<void> = Promise.resolve()
+  private filling: Promise<unknown> = Promise.resolve()
   private readonly scopes = new Map<string, SwapHourCounts>()
+  /**
+   * Counts of partial-hour windows (a range's edges), by "from:to": a client paging through
+   * one range asks for the same edges on every page. Dropped as the hours they touch are.
+   */
+  private readonly windows = new Map<string, CachedWindow>()
 
   constructor(
     private readonly clickhouse: ClickHouseClient,
@@ -103,17 +117,17 @@ export class SwapHourCounts {
     const endMs = Math.min(requestedEnd, this.stored.max)
     const firstFull = hourStart(startMs) === startMs ? startMs : hourStart(startMs) + HOUR_MS
     const lastFullEnd = hourStart(endMs + 1) // exclusive end of the last whole hour
-    if (firstFull >= lastFullEnd) return [{ from: startMs, to: endMs, count: (await this.countWindows([[startMs, endMs]]))[0]! }]
+    if (firstFull >= lastFullEnd) return [{ from: startMs, to: endMs, count: (await this.keptWindows([[startMs, endMs]]))[0]! }]
     // The partial hours at the edges are counted (in one query) while the whole hours are filled.
     const edges: Array<[number, number] | undefined> = [endMs >= lastFullEnd ? [lastFullEnd, endMs] : undefined, startMs < firstFull ? [startMs, firstFull - 1] : undefined]
     const present = edges.filter((e): e is [number, number] => e !== undefined)
-    const [counts] = await Promise.all([present.length > 0 ? this.countWindows(present) : Promise.resolve([]), this.fill(firstFull, lastFullEnd)])
+    const [counts, hours] = await Promise.all([present.length > 0 ? this.keptWindows(present) : Promise.resolve([]), this.fill(firstFull, lastFullEnd)])
     const newest = edges[0] === undefined ? undefined : counts[0]
     const oldest = edges[1] === undefined ? undefined : counts[present.length - 1]
     const slices: CountedSlice[] = []
     if (newest !== undefined) slices.push({ from: lastFullEnd, to: endMs, count: newest })
     for (let h = lastFullEnd - HOUR_MS; h >= firstFull; h -= HOUR_MS) {
-      slices.push({ from: h, to: h + HOUR_MS - 1, count: this.hours.get(h)!.count })
+      slices.push({ from: h, to: h + HOUR_MS - 1, count: hours.get(h)! })
     }
     if (oldest !== undefined) slices.push({ from: startMs, to: firstFull - 1, count: oldest })
     return slices
@@ -126,12 +140,22 @@ export class SwapHourCounts {
     if (version === null && this.version !== undefined) {
       // Redis lost its marks: nothing cached can be vouched for.
       this.hours.clear()
+      this.windows.clear()
     }
     this.marks = await readSwapHourMarks(this.redis, this.redisPrefix)
     for (const [hour, cached] of this.hours) {
       if (this.marks.get(hour) !== cached.mark) this.hours.delete(hour)
     }
-    for (const hour of await this.movedHours()) this.hours.delete(hour)
+    const moved = new Set(await this.movedHours())
+    for (const hour of moved) this.hours.delete(hour)
+    for (const [key, cached] of this.windows) {
+      for (const [hour, mark] of cached.marks) {
+        if (moved.has(hour) || this.marks.get(hour) !== mark) {
+          this.windows.delete(key)
+          break
+        }
+      }
+    }
     this.stored = await this.storedSpan()
     this.version = version
   }
@@ -162,18 +186,27 @@ export class SwapHourCounts {
     return row.hours.map(Number)
   }
 
-  /** Counts every uncached whole hour in [from, toExclusive), one query, one filler at a time. */
-  private fill(from: number, toExclusive: number): Promise<void> {
+  /**
+   * The count of every whole hour in [from, toExclusive): those kept, and the others in one
+   * query, one filler at a time. What is counted is kept only if nothing changed meanwhile
+   * (no sync saw a new version while the query ran: its marks or moves might postdate it).
+   */
+  private fill(from: number, toExclusive: number): Promise<Map<number, number>> {
     const run = this.filling.then(async () => {
+      const counts = new Map<number, number>()
       let lo = Infinity
       let hi = -Infinity
       for (let h = from; h < toExclusive; h += HOUR_MS) {
-        if (this.hours.has(h)) continue
+        const cached = this.hours.get(h)
+        if (cached !== undefined) {
+          counts.set(h, cached.count)
+          continue
+        }
         lo = Math.min(lo, h)
         hi = Math.max(hi, h)
       }
-      if (lo === Infinity) return
-      const marks = this.marks
+      if (lo === Infinity) return counts
+      const [marks, version] = [this.marks, this.version]
       const rs = await this.clickhouse.query({
         query: `SELECT toString(intDiv(toUnixTimestamp64Milli(timestamp), ${HOUR_MS}) * ${HOUR_MS}) AS hour, count() AS n
                 FROM (${this.counted(`timestamp >= fromUnixTimestamp64Milli({lo:Int64}, 'UTC') AND timestamp < fromUnixTimestamp64Milli({hi:Int64}, 'UTC')`)})
@@ -183,12 +216,53 @@ export class SwapHourCounts {
       })
       const counted = new Map<number, number>()
       for (const row of await rs.json<{ hour: string; n: string | number }>()) counted.set(Number(row.hour), Number(row.n))
+      const keep = this.version === version
       for (let h = lo; h <= hi; h += HOUR_MS) {
-        if (!this.hours.has(h)) this.hours.set(h, { count: counted.get(h) ?? 0, mark: marks.get(h) })
+        if (counts.has(h)) continue
+        const n = counted.get(h) ?? 0
+        counts.set(h, n)
+        if (keep && !this.hours.has(h)) this.hours.set(h, { count: n, mark: marks.get(h) })
       }
+      return counts
     })
-    this.filling = run.catch(() => undefined)
+    this.filling = run.then(
+      () => undefined,
+      () => undefined,
+    )
     return run
+  }
+
+  /** countWindows, for the windows not kept from an earlier request; those counted are kept. */
+  private async keptWindows(windows: ReadonlyArray<readonly [number, number]>): Promise<number[]> {
+    const keys = windows.map(([from, to]) => `${from}:${to}`)
+    // Read now: a sync during the count below may drop them (this request synced before).
+    const known = new Map<string, number>()
+    for (const key of keys) {
+      const cached = this.windows.get(key)
+      if (cached !== undefined) known.set(key, cached.count)
+    }
+    const missing = windows.filter((_, i) => !known.has(keys[i]!))
+    if (missing.length > 0) {
+      const [marks, version] = [this.marks, this.version] // read before counting, as for whole hours
+      const counts = await this.countWindows(missing)
+      // Kept only if no sync saw a change while counting (its marks or moves might postdate the count).
+      const keep = this.version === version
+      missing.forEach(([from, to], i) => {
+        known.set(`${from}:${to}`, counts[i]!)
+        if (!keep) return
+        const touched = new Map<number, string | undefined>()
+        for (let h = hourStart(from); h <= to; h += HOUR_MS) touched.set(h, marks.get(h))
+        this.windows.set(`${from}:${to}`, { count: counts[i]!, marks: touched })
+      })
+    }
+    for (const key of keys) {
+      const cached = this.windows.get(key)
+      if (cached === undefined) continue
+      this.windows.delete(key) // most recently read last
+      this.windows.set(key, cached)
+    }
+    while (this.windows.size > KEPT_WINDOWS) this.windows.delete(this.windows.keys().next().value!)
+    return keys.map((key) => known.get(key)!)
   }
 
   /** Exact counts of a few windows [from, to] (inclusive, ms), in one query. */
