@@ -225,10 +225,7 @@ export class SwapHourCounts {
       }
       return counts
     })
-    this.filling = run.then(
-      () => undefined,
-      () => undefined,
-    )
+    this.filling = run.catch(() => undefined)
     return run
   }
 
@@ -241,18 +238,19 @@ export class SwapHourCounts {
       const cached = this.windows.get(key)
       if (cached !== undefined) known.set(key, cached.count)
     }
-    const missing = windows.filter((_, i) => !known.has(keys[i]!))
+    const missing = keys.flatMap((key, i) => (known.has(key) ? [] : [i]))
     if (missing.length > 0) {
       const [marks, version] = [this.marks, this.version] // read before counting, as for whole hours
-      const counts = await this.countWindows(missing)
+      const counts = await this.countWindows(missing.map((i) => windows[i]!))
       // Kept only if no sync saw a change while counting (its marks or moves might postdate the count).
       const keep = this.version === version
-      missing.forEach(([from, to], i) => {
-        known.set(`${from}:${to}`, counts[i]!)
+      missing.forEach((w, n) => {
+        known.set(keys[w]!, counts[n]!)
         if (!keep) return
+        const [from, to] = windows[w]!
         const touched = new Map<number, string | undefined>()
         for (let h = hourStart(from); h <= to; h += HOUR_MS) touched.set(h, marks.get(h))
-        this.windows.set(`${from}:${to}`, { count: counts[i]!, marks: touched })
+        this.windows.set(keys[w]!, { count: counts[n]!, marks: touched })
       })
     }
     for (const key of keys) {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createRedis, deleteKeysWithPrefix } from '../shared/redis.js'
 import { addressFor, hashFor, insertSwaps, type SwapRowInput } from './support/factories.js'
 import { getJson, startTestApi, type TestApi } from './support/http.js'
 import { createTestRuntime, type TestRuntime } from './support/runtime.js'
@@ -77,7 +78,6 @@ describe('kept edge windows', () => {
 
   it('are dropped when Redis loses the marks', async () => {
     expect(await totals()).toEqual({ all: want(), token: want(ofToken) })
-    const { createRedis, deleteKeysWithPrefix } = await import('../shared/redis.js')
     const redis = createRedis(rt.config.redis.url)
     try {
       await deleteKeysWithPrefix(redis, rt.config.redis.prefix)

@@ -1,6 +1,7 @@
 import type { ClickHouseClient } from '../clickhouse.js'
 import type { Tables } from '../tables.js'
 import type { Migration } from './migration.js'
+import { tableFacts } from './table-facts.js'
 
 /** The holdings' sorting key after this migration: one token's holdings are one range of it. */
 export const HOLDINGS_SORTING_KEY = 'contract_address, wallet_address'
@@ -57,13 +58,7 @@ export const holdingsByToken: Migration = {
   },
 }
 
-/** A table's sorting key as system.tables states it, or null when there is no such table. */
+/** A table's sorting key, or null when there is no such table. */
 async function sortingKey(clickhouse: ClickHouseClient, t: Tables, table: string): Promise<string | null> {
-  const rs = await clickhouse.query({
-    query: 'SELECT sorting_key FROM system.tables WHERE database = {db:String} AND name = {name:String}',
-    query_params: { db: t.database, name: table.slice(t.database.length + 1) },
-    format: 'JSONEachRow',
-  })
-  const [row] = await rs.json<{ sorting_key: string }>()
-  return row?.sorting_key ?? null
+  return (await tableFacts(clickhouse, t, table))?.sorting_key ?? null
 }

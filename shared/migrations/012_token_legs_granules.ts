@@ -1,9 +1,9 @@
 import type { ClickHouseClient } from '../clickhouse.js'
-import { queryRows } from '../query-rows.js'
 import { swapCandleMarksViewDdl, SWAP_CANDLE_MARKS_VIEW } from '../schema/candles-schema.js'
 import { TOKEN_LEGS_GRANULARITY, TOKEN_LEGS_VIEW, tokenLegsDdl, tokenLegsViewDdl } from '../schema/swaps-schema.js'
 import type { Tables } from '../tables.js'
 import type { Migration } from './migration.js'
+import { tableFacts } from './table-facts.js'
 
 /** How far back the catch-up copy reaches before the newest row copied: a worker stamps its rows before its insert commits. */
 const CATCH_UP_MARGIN = '10 MINUTE'
@@ -52,11 +52,8 @@ export const tokenLegsGranules: Migration = {
 
 /** A table's granularity; null when there is no such table. */
 async function granularity(clickhouse: ClickHouseClient, t: Tables, table: string): Promise<number | null> {
-  const [row] = await queryRows<{ engine_full: string }>(clickhouse, 'SELECT engine_full FROM system.tables WHERE database = {db:String} AND name = {name:String}', {
-    db: t.database,
-    name: table.slice(t.database.length + 1),
-  })
-  if (row === undefined) return null
-  const setting = /\bindex_granularity = (\d+)/.exec(row.engine_full)
+  const facts = await tableFacts(clickhouse, t, table)
+  if (facts === null) return null
+  const setting = /\bindex_granularity = (\d+)/.exec(facts.engine_full)
   return setting ? Number(setting[1]) : 8192
 }

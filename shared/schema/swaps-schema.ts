@@ -126,7 +126,9 @@ export function walletRowsViewDdl(t: Tables): string {
       SELECT ${names(SWAP_COLUMNS)}, is_deleted FROM ${t.swaps}`
 }
 
-/** An access path: the keys of the live swaps, ordered by `column`, then as the swaps are. */
+export const TOKEN_LEGS_GRANULARITY = 1024
+export const TOKEN_LEGS_VIEW = 'mv_swap_legs'
+
 /**
  * The token path: one row per leg's token and swap version. Granules of 1,024 rows, not
  * 8,192: a token's page reads a few rows of each of its hours, and every FINAL read of one
@@ -145,8 +147,6 @@ export function tokenLegsDdl(table: string): string {
     SETTINGS index_granularity = ${TOKEN_LEGS_GRANULARITY}`
 }
 
-export const TOKEN_LEGS_GRANULARITY = 1024
-export const TOKEN_LEGS_VIEW = 'mv_swap_legs'
 
 export function tokenLegsViewDdl(t: Tables): string {
   return `CREATE MATERIALIZED VIEW IF NOT EXISTS ${t.database}.${TOKEN_LEGS_VIEW} TO ${t.swapLegs} AS
