@@ -8,11 +8,12 @@ import {
   type RuleVerdict,
   type SmartMoneyRule,
 } from '../shared/smart-money-rules.js'
-import type { TrackedWalletsFile } from '../shared/wallet-stats/tracked-wallets-file.js'
+import type { TrackedWallets, TrackedWalletsFile } from '../shared/wallet-stats/tracked-wallets-file.js'
 import { emptyWalletStats, type WalletStats, type WindowStats } from '../shared/wallet-stats/wallet-stats.js'
-import { getSmartMoneyRules, getWalletProfile, listTrackedWallets, type WalletSort } from './contract/endpoints/smart-money.js'
+import { getSmartMoneyRules, getWalletProfile, listTrackedWallets } from './contract/endpoints/smart-money.js'
 import { parseRequest } from './contract/request-parsing.js'
 import type { SmartMoneyRepository } from './smart-money-repository.js'
+import { trackedWalletsOf, TrackedWalletsView } from './tracked-wallets-view.js'
 import type { WalletStatsRun } from '../shared/wallet-stats/store-wallet-stats.js'
 
 export interface SmartMoneyDeps {
@@ -42,14 +43,6 @@ function windowStatsJson(s: WindowStats) {
   }
 }
 
-const SORT_VALUE: Record<WalletSort, (s: WindowStats) => number | null> = {
-  pnl: (s) => s.realizedPnlUsd,
-  roi: (s) => s.roi,
-  win_rate: (s) => s.winRate,
-  volume: (s) => s.volumeUsd,
-  last_trade: (s) => s.lastTradeMs,
-}
-
 /**
  * Who is smart money (beyond the interface). The tracked set is the wallets of the
  * tracked-wallets file (label "listed") and those passing a selection rule (label: the
@@ -58,61 +51,39 @@ const SORT_VALUE: Record<WalletSort, (s: WindowStats) => number | null> = {
 export function smartMoneyRouter(deps: SmartMoneyDeps): Router {
   const router = Router()
 
-  // A run's statistics never change: its rule passers and the statistics read are kept in
-  // memory until the next run, so a request reads the latest run's time and sorts in memory.
-  let kept: { runAt: number; selection: Promise<Selection>; stats: Map<string, WalletStats> } | null = null
-  const keptFor = (run: WalletStatsRun) => {
-    if (kept?.runAt !== run.computedAtMs) {
-      const selection = select(deps, run)
-      selection.catch(() => (kept = null))
-      kept = { runAt: run.computedAtMs, selection, stats: new Map() }
+  // A run's statistics never change, nor does a reading of the file: the tracked set they make
+  // is kept (rule passers read once, statistics read once) until the next run or edit, and
+  // each order of it is sorted once (tracked-wallets-view.ts).
+  let kept: { runAt: number | null; listed: TrackedWallets; view: Promise<TrackedWalletsView> } | null = null
+  const viewOf = (run: WalletStatsRun | null, listed: TrackedWallets) => {
+    const runAt = run?.computedAtMs ?? null
+    if (kept?.runAt !== runAt || kept.listed !== listed) {
+      const view = buildView(deps, run, listed)
+      const entry = { runAt, listed, view }
+      view.catch(() => {
+        if (kept === entry) kept = null
+      })
+      kept = entry
     }
-    return kept
-  }
-  const selection = (run: WalletStatsRun) => keptFor(run).selection
-  const statsOf = async (run: WalletStatsRun, wallets: string[]) => {
-    const k = keptFor(run)
-    const missing = wallets.filter((w) => !k.stats.has(w))
-    if (missing.length > 0) {
-      const read = await deps.repository.statsOf(run, missing)
-      for (const w of missing) k.stats.set(w, read.get(w) ?? emptyWalletStats(w))
-    }
-    return new Map(wallets.map((w) => [w, k.stats.get(w)!]))
+    return kept.view
   }
 
   router.get('/wallets', async (req, res) => {
     const { query } = parseRequest(listTrackedWallets, req)
     const [run, listed] = [await deps.repository.latestRun(), await deps.trackedWallets.current()]
-    const selected = run ? await selection(run) : { passers: new Map<string, string[]>(), ranks: new Map<string, Map<string, number>>() }
-    const labels = new Map<string, string[]>([...listed.wallets.keys()].map((w) => [w, [LISTED_LABEL]]))
-    for (const [wallet, ids] of selected.passers) labels.set(wallet, [...(labels.get(wallet) ?? []), ...ids])
-    const ranks = selected.ranks
-    const stats = run ? await statsOf(run, [...labels.keys()]) : new Map<string, WalletStats>()
-    const sortValue = SORT_VALUE[query.sort]
-    const direction = query.order === 'asc' ? 1 : -1
-    const rows = [...labels]
-      .filter(([, own]) => query.label === undefined || own.includes(query.label))
-      .map(([wallet, own]) => ({ wallet, own, stats: stats.get(wallet) ?? null }))
-      .map((r) => ({ ...r, value: r.stats ? sortValue(r.stats.windows[query.window]) : null }))
-      .sort((a, b) => {
-        if (a.value !== b.value) {
-          if (a.value === null) return 1
-          if (b.value === null) return -1
-          return (a.value - b.value) * direction
-        }
-        return a.wallet < b.wallet ? -1 : a.wallet > b.wallet ? 1 : 0
-      })
+    const view = await viewOf(run, listed)
+    const rows = view.ordered(query)
     const page = rows.slice(query.offset, query.offset + query.limit)
     res.json({
       status: 'success',
       result: page.map((r) => ({
         wallet_address: r.wallet,
         name: listed.wallets.get(r.wallet) ?? null,
-        labels: r.own,
+        labels: r.labels,
         evidence: r.stats
           ? deps.rules
-              .filter((rule) => r.own.includes(rule.id))
-              .map((rule) => verdictJson(rule.kind === 'top' ? judgeTop(rule, r.stats!, ranks.get(rule.id)?.get(r.wallet) ?? null) : judgeThreshold(rule, r.stats!)))
+              .filter((rule) => r.labels.includes(rule.id))
+              .map((rule) => verdictJson(rule.kind === 'top' ? judgeTop(rule, r.stats!, view.rank(rule.id, r.wallet)) : judgeThreshold(rule, r.stats!)))
           : [],
         stats: r.stats ? windowStatsJson(r.stats.windows[query.window]) : null,
         unrealized_pnl_usd: r.stats ? r.stats.unrealizedPnlUsd : null,
@@ -167,22 +138,24 @@ export function smartMoneyRouter(deps: SmartMoneyDeps): Router {
   return router
 }
 
-interface Selection {
-  /** Wallet → ids of the rules it passes, in rule order. */
-  passers: Map<string, string[]>
-  /** Rule id → wallet → place in the rule's list (top rules rank by it). */
-  ranks: Map<string, Map<string, number>>
-}
-
-async function select(deps: SmartMoneyDeps, run: WalletStatsRun): Promise<Selection> {
+/** The tracked set of a run and a reading of the file: the rules' passers (top rules with their ranks) and every tracked wallet's statistics. */
+async function buildView(deps: SmartMoneyDeps, run: WalletStatsRun | null, listed: TrackedWallets): Promise<TrackedWalletsView> {
   const passers = new Map<string, string[]>()
   const ranks = new Map<string, Map<string, number>>()
-  for (const rule of deps.rules) {
-    const passing = await deps.repository.passing(run, rule)
-    ranks.set(rule.id, new Map(passing.map((w, i) => [w, i + 1])))
-    for (const wallet of passing) passers.set(wallet, [...(passers.get(wallet) ?? []), rule.id])
+  if (run) {
+    for (const rule of deps.rules) {
+      const passing = await deps.repository.passing(run, rule)
+      ranks.set(rule.id, new Map(passing.map((w, i) => [w, i + 1])))
+      for (const wallet of passing) passers.set(wallet, [...(passers.get(wallet) ?? []), rule.id])
+    }
   }
-  return { passers, ranks }
+  const wallets = new Set([...listed.wallets.keys(), ...passers.keys()])
+  let stats: Map<string, WalletStats> | null = null
+  if (run) {
+    const read = await deps.repository.statsOf(run, [...wallets])
+    stats = new Map([...wallets].map((w) => [w, read.get(w) ?? emptyWalletStats(w)]))
+  }
+  return new TrackedWalletsView(trackedWalletsOf(listed, passers, stats), ranks)
 }
 
 function verdictJson(v: RuleVerdict) {
