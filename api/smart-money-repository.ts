@@ -82,13 +82,17 @@ export class SmartMoneyRepository {
     return Number(row?.before ?? 0) + 1
   }
 
-  /** The statistics of these wallets (those the run saw), by address. */
+  /**
+   * The statistics of these wallets (those the run saw), by address. The addresses go in as a
+   * set built by a subquery: `IN {wallets: Array(String)}` took 63 s for 22,000 addresses on
+   * the 10M benchmark store (and 0.23 s this way).
+   */
   async statsOf(run: WalletStatsRun, wallets: readonly string[]): Promise<Map<string, WalletStats>> {
     if (wallets.length === 0) return new Map()
     const rows = await queryRows<WalletStatsRow>(
       this.clickhouse,
       `SELECT ${SELECT_LIST} FROM ${this.tables.walletStats} FINAL
-       WHERE computed_at = {computed_at: DateTime64(3, 'UTC')} AND wallet_address IN {wallets: Array(String)}`,
+       WHERE computed_at = {computed_at: DateTime64(3, 'UTC')} AND wallet_address IN (SELECT arrayJoin({wallets: Array(String)}))`,
       this.runParams(run, { wallets }),
     )
     return new Map(walletStatsFromRows(rows).map((s) => [s.wallet, s]))
