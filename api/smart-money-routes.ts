@@ -97,13 +97,16 @@ export function smartMoneyRouter(deps: SmartMoneyDeps): Router {
     const { params } = parseRequest(getWalletProfile, req)
     const wallet = params.address
     const [run, listed] = [await deps.repository.latestRun(), await deps.trackedWallets.current()]
-    const stats = (run ? (await deps.repository.statsOf(run, [wallet])).get(wallet) : undefined) ?? emptyWalletStats(wallet)
+    // A tracked wallet's statistics and ranks are in the run's kept set; any other is read.
+    const view = await viewOf(run, listed)
+    const stats = view.statsOf(wallet) ?? (run ? (await deps.repository.statsOf(run, [wallet])).get(wallet) : undefined) ?? emptyWalletStats(wallet)
     const verdicts: RuleVerdict[] = []
     for (const rule of deps.rules) {
       if (rule.kind === 'threshold') verdicts.push(judgeThreshold(rule, stats))
       else {
         const value = measureOf(stats.windows[rule.window], rule.measure)
-        verdicts.push(judgeTop(rule, stats, run ? await deps.repository.rank(run, rule, wallet, value) : null))
+        const rank = view.rank(rule.id, wallet) ?? (run ? await deps.repository.rank(run, rule, wallet, value) : null)
+        verdicts.push(judgeTop(rule, stats, rank))
       }
     }
     const labels = [...(listed.wallets.has(wallet) ? [LISTED_LABEL] : []), ...verdicts.filter((v) => v.passes).map((v) => v.rule)]

@@ -36,6 +36,7 @@ const SORT_VALUE: Record<WalletSort, (s: WindowStats) => number | null> = {
 export class TrackedWalletsView {
   private readonly orders = new Map<string, readonly TrackedWallet[]>()
   private readonly labels: Set<string>
+  private readonly byAddress: Map<string, TrackedWallet>
 
   /**
    * @param ranks rule id → wallet → its place in the rule's passers (a top rule's rank).
@@ -45,6 +46,12 @@ export class TrackedWalletsView {
     private readonly ranks: ReadonlyMap<string, ReadonlyMap<string, number>>,
   ) {
     this.labels = new Set(wallets.flatMap((w) => w.labels))
+    this.byAddress = new Map(wallets.map((w) => [w.wallet, w]))
+  }
+
+  /** A tracked wallet's statistics; undefined when it is not tracked or before the first run. */
+  statsOf(wallet: string): WalletStats | undefined {
+    return this.byAddress.get(wallet)?.stats ?? undefined
   }
 
   rank(ruleId: string, wallet: string): number | null {

@@ -30,6 +30,8 @@ describe('the tracked set of a run, in the orders asked for', () => {
     ])
     expect(view.rank('top', c)).toBe(2)
     expect(view.rank('top', a)).toBeNull()
+    expect(view.statsOf(b)?.windows['90d'].realizedPnlUsd).toBe(10)
+    expect(view.statsOf(addressFor('view-untracked'))).toBeUndefined()
   })
 
   it('sorts by the window\'s statistic, ties by address, nulls last in either order', () => {
