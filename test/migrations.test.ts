@@ -39,7 +39,7 @@ describe('schema migrations', () => {
     )
     expect(tables).not.toContain('swaps') // the first layout, moved by migration 2
     expect(names.filter((n) => n.startsWith('mv_'))).toEqual([
-      'mv_candle_marks_prices', 'mv_candle_marks_swaps', 'mv_candle_marks_tokens', 'mv_holdings_by_wallet', 'mv_move_tombstones', 'mv_swap_legs', 'mv_swap_moves', 'mv_swap_rows', 'mv_swap_rows_by_wallet', 'mv_swap_versions',
+      'mv_candle_marks_prices', 'mv_candle_marks_swaps', 'mv_candle_marks_tokens', 'mv_holdings_by_wallet', 'mv_move_tombstones', 'mv_same_time_leg_tombstones', 'mv_same_time_wallet_tombstones', 'mv_swap_legs', 'mv_swap_moves', 'mv_swap_rows', 'mv_swap_rows_by_wallet', 'mv_swap_versions',
     ])
   })
 })

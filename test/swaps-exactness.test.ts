@@ -120,6 +120,31 @@ describe('swaps on the time-ordered layout', () => {
     expectOnce(await view(), rows)
   })
 
+  it('a swap re-delivered at the same time with another wallet and another token is listed once, under its new wallet and token, before and after merges', async () => {
+    const merge = async () => {
+      for (const table of [rt.tables.swaps, rt.tables.swapsByWallet, rt.tables.swapLegs, rt.tables.swapLocations]) {
+        await rt.clickhouse.command({ query: `OPTIMIZE TABLE ${table} FINAL` })
+      }
+    }
+    // rows[7]: bob's, USDC for WETH; now alice's, USDC for LINK, at the same time
+    const changed = { ...rows[7]!, wallet_address: alice, token_bought_address: link, block_number: 77_777 }
+    await insertSwaps(rt, [changed])
+    const expected = rows.map((r, i) => (i === 7 ? changed : r))
+    expectOnce(await view(), expected)
+    await merge()
+    expectOnce(await view(), expected)
+    // The first variant again, stamped before the change (a late re-delivery of an old job): the change stays everywhere.
+    await insertSwaps(rt, [{ ...rows[7]!, ingested_at: Date.now() - 60_000 }])
+    expectOnce(await view(), expected)
+    await merge()
+    expectOnce(await view(), expected)
+    // Changed back: bob's again everywhere, and after a merge.
+    await insertSwaps(rt, [rows[7]!])
+    expectOnce(await view(), rows)
+    await merge()
+    expectOnce(await view(), rows)
+  })
+
   it('three versions of one swap in one insert: the latest delivery, then the latest time, is kept', async () => {
     const base = swap(100, { timestamp: T0 + 8 * HOUR })
     const now = Date.now()

@@ -93,7 +93,16 @@ describe('wallet statistics: incremental runs equal the full computation', () =>
     })
     live.delete(gone!.hash)
     await deliver([{ ...moved!, timestamp: moved!.timestamp - 5 * HOUR, ingested_at: stamp() }])
-    const incremental = await expectLikeReference(asOf, 'retraction and move')
+    await expectLikeReference(asOf, 'retraction and move')
+
+    // re-delivered at the same time as another wallet's, with another bought token, and
+    // merged before the run: the first wallet's row is gone from swaps_by_time
+    const [rewalleted] = [...live.values()].slice(30, 31)
+    const other = [...live.values()].find((r) => r.wallet_address !== rewalleted!.wallet_address)!
+    const bought = [other.token_bought_address, other.token_sold_address].find((t) => t !== rewalleted!.token_sold_address && t !== rewalleted!.token_bought_address) ?? `0x${'cd'.repeat(20)}`
+    await deliver([{ ...rewalleted!, wallet_address: other.wallet_address, token_bought_address: bought, ingested_at: stamp() }])
+    await rt.clickhouse.command({ query: `OPTIMIZE TABLE ${rt.tables.swaps} FINAL` })
+    const incremental = await expectLikeReference(asOf, 'same-time re-delivery as another wallet')
 
     // and the same as a full computation of the same swaps, in one slice of the wallets or in three
     expectSameWallets(incremental, await computeWalletStats(rt.clickhouse, rt.tables, asOf), `seed ${seed} full`)

@@ -7,11 +7,13 @@ import type { Tables } from '../tables.js'
  *
  * Producer rows are inserted twice, the same rows, in this order (swapEntryTables):
  *   1. INSERT ▶ swap_versions_incoming (Null)
- *        └─ mv_swap_versions ──▶ swap_locations  (every version ever delivered, by hash)
+ *        └─ mv_swap_versions ──▶ swap_locations  (every variant ever delivered, by hash)
  *   2. INSERT ▶ swaps_incoming (Null)
  *        ├─ mv_swap_rows ──────▶ swaps_by_time   (the swaps; one winner per hash and insert)
- *        └─ mv_swap_moves ─────▶ swap_moves      (every other version of these hashes)
- *                └─ mv_move_tombstones ─▶ swaps_by_time (is_deleted = 1 at the old time)
+ *        └─ mv_swap_moves ─────▶ swap_moves      (every other version or variant of these hashes)
+ *                ├─ mv_move_tombstones ─▶ swaps_by_time (is_deleted = 1 at the old time)
+ *                └─ mv_same_time_{wallet,leg}_tombstones ─▶ swap_rows_by_wallet, swap_legs_by_token
+ *                       (a variant at the kept time: its other wallet's row, its other tokens' legs)
  *   swaps_by_time (rows and tombstones alike)
  *        ├─ mv_swap_rows_by_wallet ▶ swap_rows_by_wallet (whole rows by wallet, then time)
  *        └─ mv_swap_legs ──────▶ swap_legs_by_token  (by either leg's token, then time)
@@ -20,7 +22,10 @@ import type { Tables } from '../tables.js'
  * identifies its row, so re-delivery collapses and a tombstone retracts; reads use FINAL,
  * which is exact whether or not ClickHouse has merged. A swap re-delivered at another time
  * (a reorg, a corrected producer) has its other versions retracted in every table inside
- * the insert itself: the latest delivery wins.
+ * the insert itself: the latest delivery wins. Re-delivered at the same time with another
+ * wallet or other tokens, it replaces its row in swaps_by_time (the newest delivery of a
+ * key wins there), and the rows of the replaced variant that the wallet and token paths
+ * key differently are retracted in the same insert.
  *
  * Why two inserts: ClickHouse commits each view's part on its own, so a process killed
  * in the middle of an insert can leave it half applied (the row live in swaps_by_time,
@@ -101,9 +106,23 @@ function names(columns: readonly Column[]): string {
 
 const REPLACING = 'ReplacingMergeTree(ingested_at, is_deleted)'
 
-/** The newest version of each swap in one insert block: latest delivery, then latest time. */
+/**
+ * What tells two variants of one version apart (same time, hash and chain; another wallet
+ * or other tokens), and breaks ties between deliveries stamped alike: the greater wins.
+ */
+const VARIANT_COLUMNS = ['wallet_address', 'token_sold_address', 'token_bought_address'] as const
+
+/** The newest version of each swap in one insert block: latest delivery, then latest time, then the greater variant. */
 function winnersOf(source: string): string {
-  return `SELECT * FROM ${source} ORDER BY ingested_at DESC, timestamp DESC LIMIT 1 BY hash, chain_id`
+  return `SELECT * FROM ${source} ORDER BY ingested_at DESC, timestamp DESC, ${VARIANT_COLUMNS.map((c) => `${c} DESC`).join(', ')} LIMIT 1 BY hash, chain_id`
+}
+
+export const SWAP_ROWS_VIEW = 'mv_swap_rows'
+
+/** The feed of swaps_by_time: each insert block's winners. */
+export function swapRowsViewDdl(t: Tables): string {
+  return `CREATE MATERIALIZED VIEW IF NOT EXISTS ${t.database}.${SWAP_ROWS_VIEW} TO ${t.swaps} AS
+      SELECT ${names(SWAP_COLUMNS)}, toUInt8(0) AS is_deleted FROM (${winnersOf(t.swapsIncoming)})`
 }
 
 /**
@@ -175,38 +194,104 @@ export function swapVersionsDdl(t: Tables): string[] {
 
 export const SWAP_MOVES_VIEW = 'mv_swap_moves'
 
+/** 1: a variant at the kept version's time, retracted from the wallet and token paths only (swapMovesViewDdl). */
+export const SWAP_MOVES_SAME_TIME = 'same_time UInt8 DEFAULT 0'
+
 /**
- * The retraction lookup: for each hash of the insert, every stored version at another
- * time, whether it is live or not (swap_locations lists every version delivered, and a
- * version whose step 2 never completed may be live in some table). Its tombstone's
- * version is the new delivery's, or just above the newest delivery of that version, so a
- * retraction always outranks what it retracts. The subqueries on swaps_incoming read the
- * inserted block only (it is the view's source), so the lookup touches the granules of
- * these hashes in swap_locations; no FINAL: the GROUP BY collapses each version's rows.
+ * The retraction lookup: for each hash of the insert, every stored variant of every
+ * version, whether it is live or not (swap_locations lists every version delivered, each
+ * variant in a row of its own, and a version whose step 2 never completed may be live in
+ * some table). The subqueries on swaps_incoming read the inserted block only (it is the
+ * view's source), so the lookup touches the granules of these hashes in swap_locations; no
+ * FINAL: the GROUP BY collapses each variant's rows.
+ *
+ * - A version at another time than the insert's winner is retracted (same_time = 0): its
+ *   tombstone, whose version is the new delivery's or just above that variant's newest
+ *   delivery, goes through swaps_by_time to every access path.
+ * - At the winner's time, the key of swaps_by_time is shared, and the row there is the
+ *   newest delivery of that time (the kept variant). Every other variant there is
+ *   retracted from the paths keyed by what it does not share with the kept one
+ *   (same_time = 1): its wallet's row when the wallet differs, its tokens' legs when the
+ *   kept variant has neither leg on that token ('' where nothing is to retract). The
+ *   insert's own winner may be that variant, when a newer delivery of the time is stored.
  */
 export function swapMovesViewDdl(t: Tables): string {
+  const variant = `(${VARIANT_COLUMNS.join(', ')})`
+  const keptTokens = '[l.kept.2, l.kept.3]'
+  const differs = `(l.variant.1 != l.kept.1 OR NOT has(${keptTokens}, l.variant.2) OR NOT has(${keptTokens}, l.variant.3))`
+  const sameTime = 'l.timestamp = w.timestamp'
   return `CREATE MATERIALIZED VIEW IF NOT EXISTS ${t.database}.${SWAP_MOVES_VIEW} TO ${t.swapMoves} AS
       SELECT l.hash AS hash, l.chain_id AS chain_id, l.timestamp AS timestamp,
-             l.wallet_address AS wallet_address, l.token_sold_address AS token_sold_address,
-             l.token_bought_address AS token_bought_address,
-             greatest(w.ingested_at, l.newest + toIntervalMillisecond(1)) AS superseded_at
+             if(${sameTime} AND l.variant.1 = l.kept.1, '', l.variant.1) AS wallet_address,
+             if(${sameTime} AND has(${keptTokens}, l.variant.2), '', l.variant.2) AS token_sold_address,
+             if(${sameTime} AND has(${keptTokens}, l.variant.3), '', l.variant.3) AS token_bought_address,
+             greatest(if(${sameTime}, l.kept_at, w.ingested_at), l.variant.4 + toIntervalMillisecond(1)) AS superseded_at,
+             toUInt8(${sameTime}) AS same_time
       FROM (${winnersOf(t.swapsIncoming)}) AS w
       INNER JOIN (
-        SELECT hash, chain_id, timestamp,
-               argMax(wallet_address, ingested_at) AS wallet_address,
-               argMax(token_sold_address, ingested_at) AS token_sold_address,
-               argMax(token_bought_address, ingested_at) AS token_bought_address,
-               max(ingested_at) AS newest
-        FROM ${t.swapLocations}
-        WHERE hash IN (SELECT hash FROM ${t.swapsIncoming})
-        GROUP BY hash, chain_id, timestamp
+        SELECT hash, chain_id, timestamp, variant, kept, kept_at
+        FROM (
+          SELECT hash, chain_id, timestamp,
+                 groupArray((${VARIANT_COLUMNS.join(', ')}, newest)) AS variants,
+                 argMax(${variant}, (newest, ${VARIANT_COLUMNS.join(', ')})) AS kept,
+                 max(newest) AS kept_at
+          FROM (
+            SELECT hash, chain_id, timestamp, ${VARIANT_COLUMNS.join(', ')}, max(ingested_at) AS newest
+            FROM ${t.swapLocations}
+            WHERE hash IN (SELECT hash FROM ${t.swapsIncoming})
+            GROUP BY hash, chain_id, timestamp, ${VARIANT_COLUMNS.join(', ')}
+          )
+          GROUP BY hash, chain_id, timestamp
+        )
+        ARRAY JOIN variants AS variant
       ) AS l ON l.hash = w.hash AND l.chain_id = w.chain_id
-      WHERE l.timestamp != w.timestamp`
+      WHERE l.timestamp != w.timestamp OR ${differs}`
+}
+
+export const MOVE_TOMBSTONES_VIEW = 'mv_move_tombstones'
+
+/** A version at another time (or retracted by a producer): its tombstone into swaps_by_time, whose views carry it to every path. */
+export function moveTombstonesViewDdl(t: Tables): string {
+  return `CREATE MATERIALIZED VIEW IF NOT EXISTS ${t.database}.${MOVE_TOMBSTONES_VIEW} TO ${t.swaps} AS
+      SELECT chain_id, hash, timestamp, wallet_address, token_sold_address, token_bought_address,
+             superseded_at AS ingested_at, toUInt8(1) AS is_deleted
+      FROM ${t.swapMoves}
+      WHERE same_time = 0`
+}
+
+export const SAME_TIME_WALLET_TOMBSTONES_VIEW = 'mv_same_time_wallet_tombstones'
+export const SAME_TIME_LEG_TOMBSTONES_VIEW = 'mv_same_time_leg_tombstones'
+
+/** A variant at the kept version's time: tombstones of its wallet's row and its tokens' legs, straight into those paths (swaps_by_time keeps its row). */
+export function sameTimeTombstonesViewDdl(t: Tables): string[] {
+  return [
+    `CREATE MATERIALIZED VIEW IF NOT EXISTS ${t.database}.${SAME_TIME_WALLET_TOMBSTONES_VIEW} TO ${t.swapsByWallet} AS
+      SELECT chain_id, hash, timestamp, wallet_address, superseded_at AS ingested_at, toUInt8(1) AS is_deleted
+      FROM ${t.swapMoves}
+      WHERE same_time = 1 AND wallet_address != ''`,
+    `CREATE MATERIALIZED VIEW IF NOT EXISTS ${t.database}.${SAME_TIME_LEG_TOMBSTONES_VIEW} TO ${t.swapLegs} AS
+      SELECT token_address, ${SWAP_KEY.join(', ')}, superseded_at AS ingested_at, toUInt8(1) AS is_deleted
+      FROM ${t.swapMoves}
+      ARRAY JOIN arrayFilter(x -> x != '', arrayDistinct([token_sold_address, token_bought_address])) AS token_address
+      WHERE same_time = 1`,
+  ]
+}
+
+/**
+ * swap_locations: every delivered variant of every version, by hash. The variant is in the
+ * key, so merges keep each one (migration 13): the lookup above needs the variants a
+ * re-delivery at the same time replaces.
+ */
+export function swapLocationsDdl(table: string): string {
+  return `CREATE TABLE IF NOT EXISTS ${table} (
+      ${columnsDdl(LOCATION_COLUMNS)}
+    ) ENGINE = ${REPLACING}
+    ORDER BY (hash, chain_id, timestamp, ${VARIANT_COLUMNS.join(', ')})
+    SETTINGS index_granularity = 1024`
 }
 
 /** DDL of the swaps storage, in creation order (targets before the views that feed them). */
 export function swapsSchemaDdl(t: Tables): string[] {
-  const rowColumns = names(SWAP_COLUMNS)
   return [
     `CREATE TABLE IF NOT EXISTS ${t.swaps} (
       ${columnsDdl([...SWAP_COLUMNS, IS_DELETED])}
@@ -219,11 +304,7 @@ export function swapsSchemaDdl(t: Tables): string[] {
       ${columnsDdl(SWAP_COLUMNS)}
     ) ENGINE = Null`,
 
-    `CREATE TABLE IF NOT EXISTS ${t.swapLocations} (
-      ${columnsDdl(LOCATION_COLUMNS)}
-    ) ENGINE = ${REPLACING}
-    ORDER BY (hash, chain_id, timestamp)
-    SETTINGS index_granularity = 1024`,
+    swapLocationsDdl(t.swapLocations),
 
     ...swapVersionsDdl(t),
 
@@ -240,22 +321,21 @@ export function swapsSchemaDdl(t: Tables): string[] {
       token_sold_address String,
       token_bought_address String,
       superseded_at ${DT},
-      moved_at ${DT} DEFAULT now64(3)
+      moved_at ${DT} DEFAULT now64(3),
+      ${SWAP_MOVES_SAME_TIME}
     ) ENGINE = MergeTree
     ORDER BY moved_at`,
 
-    `CREATE MATERIALIZED VIEW IF NOT EXISTS ${t.database}.mv_swap_rows TO ${t.swaps} AS
-      SELECT ${rowColumns}, toUInt8(0) AS is_deleted FROM (${winnersOf(t.swapsIncoming)})`,
+    swapRowsViewDdl(t),
 
     swapMovesViewDdl(t),
 
-    `CREATE MATERIALIZED VIEW IF NOT EXISTS ${t.database}.mv_move_tombstones TO ${t.swaps} AS
-      SELECT chain_id, hash, timestamp, wallet_address, token_sold_address, token_bought_address,
-             superseded_at AS ingested_at, toUInt8(1) AS is_deleted
-      FROM ${t.swapMoves}`,
+    moveTombstonesViewDdl(t),
 
     walletRowsViewDdl(t),
 
     tokenLegsViewDdl(t),
+
+    ...sameTimeTombstonesViewDdl(t),
   ]
 }

@@ -12,12 +12,19 @@ import { WINDOW_DAYS, STAT_WINDOWS } from './windows.js'
  *
  * A changed swap key is one with a row (a delivery or a tombstone) ingested after the
  * watermark, or a swap whose time is after the previous run's and not after this one's
- * (it became visible). Every stored version of those keys names the pairs they touch.
+ * (it became visible). Every delivered variant of those keys names the pairs they touch.
  */
 const DT = "DateTime64(3, 'UTC')"
 
 const CHANGED_KEYS = (t: Tables) => `(SELECT timestamp, hash, chain_id FROM ${t.swaps}
     WHERE (ingested_at > {ingested_after: ${DT}} OR timestamp > {previous_as_of: ${DT}}) AND timestamp <= {as_of: ${DT}})`
+
+/**
+ * Every delivered variant of the changed keys, from swap_locations: a variant replaced at
+ * the same time is gone from swaps_by_time once its parts merge, and its wallet and tokens
+ * must still be refolded.
+ */
+const CHANGED_LOCATIONS = (t: Tables) => `hash IN (SELECT hash FROM ${CHANGED_KEYS(t)}) AND (timestamp, hash, chain_id) IN ${CHANGED_KEYS(t)}`
 
 /**
  * Wallets to refold from their first swap:
@@ -38,18 +45,18 @@ export async function walletsToRefold(clickhouse: ClickHouseClient, t: Tables, p
       SELECT touched.wallet_address AS wallet_address
       FROM (
         SELECT wallet_address, leg.1 AS token, min(${legOrderKey('timestamp', 'hash', 'chain_id', 'leg.2')}) AS first_key
-        FROM ${t.swaps}
+        FROM ${t.swapLocations}
         ARRAY JOIN [(token_sold_address, toUInt8(0)), (token_bought_address, toUInt8(1))] AS leg
-        WHERE (timestamp, hash, chain_id) IN ${CHANGED_KEYS(t)} AND timestamp <= {previous_as_of: ${DT}}
+        WHERE ${CHANGED_LOCATIONS(t)} AND timestamp <= {previous_as_of: ${DT}}
         GROUP BY wallet_address, token
       ) AS touched
       INNER JOIN (
         SELECT wallet_address, token, last_key FROM ${t.walletPositions} FINAL
         WHERE computed_at >= {positions_since: ${DT}}
           AND (wallet_address, token) IN (
-            SELECT wallet_address, leg FROM ${t.swaps}
+            SELECT wallet_address, leg FROM ${t.swapLocations}
             ARRAY JOIN [token_sold_address, token_bought_address] AS leg
-            WHERE (timestamp, hash, chain_id) IN ${CHANGED_KEYS(t)} AND timestamp <= {previous_as_of: ${DT}})
+            WHERE ${CHANGED_LOCATIONS(t)} AND timestamp <= {previous_as_of: ${DT}})
       ) AS carried ON carried.wallet_address = touched.wallet_address AND carried.token = touched.token
       WHERE touched.first_key <= carried.last_key
       UNION ALL
