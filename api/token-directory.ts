@@ -1,4 +1,5 @@
 import type { ClickHouseClient } from '../shared/clickhouse.js'
+import { listSet } from '../shared/list-param.js'
 import type { Token, TokenRef } from '../shared/domain.js'
 import type { Logger } from '../shared/logger.js'
 import type { Redis } from '../shared/redis.js'
@@ -222,7 +223,7 @@ export class TokenDirectory {
   private load(addresses: string[]): Promise<Token[]> {
     return this.query(
       `SELECT contract_address, id, name, symbol, decimals FROM ${this.options.tables.tokens} FINAL
-       WHERE contract_address IN {addresses:Array(String)}`,
+       WHERE contract_address IN ${listSet('addresses')}`,
       { addresses },
     )
   }

@@ -1,4 +1,5 @@
 import { dateTime64Param as msParam } from './datetime-param.js'
+import { listSet } from './list-param.js'
 import { rawHourCandlesSql } from './raw-hour-candles.js'
 import type { ClickHouseClient } from './clickhouse.js'
 import { queryRows } from './query-rows.js'
@@ -49,7 +50,7 @@ export async function refreshCandles(
   // Only marks the summary below saw (a mark committing meanwhile waits for the next refresh).
   const marks = `marked_at >= fromUnixTimestamp64Milli({since:Int64}, 'UTC')
     AND marked_at <= fromUnixTimestamp64Milli({until:Int64}, 'UTC') AND ${tokenFilter}
-    AND token IN {tokens:Array(String)}`
+    AND token IN ${listSet('tokens')}`
   const summary = await first<MarkSummary>(
     clickhouse,
     `SELECT count() AS n, toString(max(toUnixTimestamp64Milli(marked_at))) AS until,
@@ -81,7 +82,7 @@ export async function refreshCandles(
     // A token's decimals changed: every hour it has, stored or observed, is recomputed.
     const whole = { ...params, tokens: summary.wholeTokens, from: msParam(0), before: msParam(Date.UTC(2300, 0, 1)) }
     await reaggregate(clickhouse, tables, {
-      pairs: `SELECT token, hour FROM ${tables.candles1h} FINAL WHERE token IN {tokens:Array(String)}
+      pairs: `SELECT token, hour FROM ${tables.candles1h} FINAL WHERE token IN ${listSet('tokens')}
               UNION DISTINCT SELECT token, bucket AS hour FROM (${rawHourCandlesSql(tables)})`,
       params: whole,
     })

@@ -1,4 +1,5 @@
 import type { Tables } from './tables.js'
+import { listSet } from './list-param.js'
 import { HOUR_MS } from './time-units.js'
 
 /**
@@ -32,7 +33,7 @@ export function rawHourCandlesSql(tables: Tables): string {
       SELECT contract_address AS token, timestamp AS ts, price_usd AS price,
              ifNull(volume_usd, 0) AS volume, toUInt64(0) AS tiebreak
       FROM ${tables.prices} FINAL
-      WHERE contract_address IN {tokens:Array(String)} AND ${window}
+      WHERE contract_address IN ${listSet('tokens')} AND ${window}
       UNION ALL
       SELECT legs.token AS token, legs.ts AS ts,
              legs.usd / (toFloat64(legs.amount) / pow(10, meta.decimals)) AS price,
@@ -47,14 +48,14 @@ export function rawHourCandlesSql(tables: Tables): string {
           WHERE value_usd > 0 AND ${window}
             AND (timestamp, hash, chain_id) IN (
               SELECT timestamp, hash, chain_id FROM ${tables.swapLegs} FINAL
-              WHERE token_address IN {tokens:Array(String)} AND ${window})
+              WHERE token_address IN ${listSet('tokens')} AND ${window})
         )
         ARRAY JOIN [(token_sold_address, token_sold_amount, ':sold'),
                     (token_bought_address, token_bought_amount, ':bought')] AS leg
-        WHERE leg.2 > 0 AND leg.1 IN {tokens:Array(String)}
+        WHERE leg.2 > 0 AND leg.1 IN ${listSet('tokens')}
       ) AS legs
       INNER JOIN (SELECT contract_address, decimals FROM ${tables.tokens} FINAL
-                  WHERE contract_address IN {tokens:Array(String)}) AS meta
+                  WHERE contract_address IN ${listSet('tokens')}) AS meta
         ON meta.contract_address = legs.token
     )
     GROUP BY token, bucket`
