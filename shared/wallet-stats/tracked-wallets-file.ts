@@ -30,7 +30,8 @@ export function parseTrackedWallets(text: string): TrackedWallets {
 
 /**
  * The configured tracked-wallets file, re-read when its modification time or size changes
- * (one stat per call), so an edit takes effect without a restart. No file configured: none.
+ * (one stat per call), so an edit takes effect without a restart; the same object is returned
+ * until then, so a reader may key what it builds on it. No file configured: none.
  */
 export class TrackedWalletsFile {
   private cached: TrackedWallets = EMPTY
@@ -49,7 +50,13 @@ export class TrackedWalletsFile {
       const s = await stat(this.path)
       signature = `${s.mtimeMs}:${s.size}`
     } catch (err) {
-      return { wallets: new Map(), problems: [{ line: 0, reason: `the file cannot be read: ${(err as NodeJS.ErrnoException).code ?? 'error'}` }] }
+      // The same reading while the file stays unreadable: readers keep what they built from it.
+      const code = (err as NodeJS.ErrnoException).code ?? 'error'
+      if (this.signature !== `unreadable:${code}`) {
+        this.cached = { wallets: new Map(), problems: [{ line: 0, reason: `the file cannot be read: ${code}` }] }
+        this.signature = `unreadable:${code}`
+      }
+      return this.cached
     }
     if (signature !== this.signature) {
       this.cached = parseTrackedWallets(await readFile(this.path, 'utf8'))
