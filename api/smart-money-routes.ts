@@ -13,6 +13,7 @@ import { emptyWalletStats, type WalletStats, type WindowStats } from '../shared/
 import { getSmartMoneyRules, getWalletProfile, listTrackedWallets } from './contract/endpoints/smart-money.js'
 import { parseRequest } from './contract/request-parsing.js'
 import type { SmartMoneyRepository } from './smart-money-repository.js'
+import { KeptTrackedSet } from './kept-tracked-set.js'
 import { trackedWalletsOf, TrackedWalletsView } from './tracked-wallets-view.js'
 import type { WalletStatsRun } from '../shared/wallet-stats/store-wallet-stats.js'
 
@@ -51,27 +52,12 @@ function windowStatsJson(s: WindowStats) {
 export function smartMoneyRouter(deps: SmartMoneyDeps): Router {
   const router = Router()
 
-  // A run's statistics never change, nor does a reading of the file: the tracked set they make
-  // is kept (rule passers read once, statistics read once) until the next run or edit, and
-  // each order of it is sorted once (tracked-wallets-view.ts).
-  let kept: { runAt: number | null; listed: TrackedWallets; view: Promise<TrackedWalletsView> } | null = null
-  const viewOf = (run: WalletStatsRun | null, listed: TrackedWallets) => {
-    const runAt = run?.computedAtMs ?? null
-    if (kept?.runAt !== runAt || kept.listed !== listed) {
-      const view = buildView(deps, run, listed)
-      const entry = { runAt, listed, view }
-      view.catch(() => {
-        if (kept === entry) kept = null
-      })
-      kept = entry
-    }
-    return kept.view
-  }
+  const sets = new KeptTrackedSet((run, listed) => buildView(deps, run, listed))
+  const currentSet = async () => sets.current(await deps.repository.latestRun(), await deps.trackedWallets.current())
 
   router.get('/wallets', async (req, res) => {
     const { query } = parseRequest(listTrackedWallets, req)
-    const [run, listed] = [await deps.repository.latestRun(), await deps.trackedWallets.current()]
-    const view = await viewOf(run, listed)
+    const { run, listed, view } = await currentSet()
     const rows = view.ordered(query)
     const page = rows.slice(query.offset, query.offset + query.limit)
     res.json({
@@ -96,9 +82,8 @@ export function smartMoneyRouter(deps: SmartMoneyDeps): Router {
   router.get('/wallets/:address', async (req, res) => {
     const { params } = parseRequest(getWalletProfile, req)
     const wallet = params.address
-    const [run, listed] = [await deps.repository.latestRun(), await deps.trackedWallets.current()]
-    // A tracked wallet's statistics and ranks are in the run's kept set; any other is read.
-    const view = await viewOf(run, listed)
+    // A tracked wallet's statistics and ranks are in the run's kept set; any other is read from the same run.
+    const { run, listed, view } = await currentSet()
     const stats = view.statsOf(wallet) ?? (run ? (await deps.repository.statsOf(run, [wallet])).get(wallet) : undefined) ?? emptyWalletStats(wallet)
     const verdicts: RuleVerdict[] = []
     for (const rule of deps.rules) {

@@ -201,6 +201,9 @@ describe('smart money over HTTP', () => {
     } finally {
       await refresher.stop()
     }
+    // The new run's set is read in the background: the previous one answers meanwhile.
+    const latest = (await latestWalletStatsRun(rt.clickhouse, rt.tables))!
+    await expect.poll(async () => (await wallets('?window=30d')).summary.computed_at, { timeout: 10_000, interval: 50 }).toBe(new Date(latest.computedAtMs).toISOString())
     const body = await wallets('?window=30d&label=top-2-pnl-30d')
     // dave: +20 and +1000 over 30 days: now first
     expect(body.result.map((w) => w.wallet_address)).toEqual([dave, alice])
