@@ -80,7 +80,7 @@ export const listTrackedWallets = defineEndpoint({
       status: z.literal('success'),
       result: z.array(trackedWalletSchema),
       summary: z
-        .strictObject({ window: z.enum(STAT_WINDOWS), computed_at: isoTime.nullable().meta({ description: 'When the statistics were computed (their windows end then)' }) })
+        .strictObject({ window: z.enum(STAT_WINDOWS), computed_at: isoTime.nullable().meta({ description: 'When the statistics were computed (their windows end then). A new computation is served once the API has read it, a few seconds after it is recorded' }) })
         .meta({ id: 'TrackedWalletsSummary' }),
       pagination: paginationSchema,
     }),
