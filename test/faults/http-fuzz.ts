@@ -212,8 +212,9 @@ function checkResponse(status: number, contentType: string, body: string, method
   if (readiness) result.notReady++
   else if (status >= 500) result.serverErrors.push(`${status} ${label} ${body.slice(0, 200)}`)
   if (method === 'HEAD' || status === 304) return
-  // Not JSON by design: GET /metrics is Prometheus text, GET / the chart page (HTML; it reads no parameter).
-  if (/^\/(metrics\/?)?(\?|$)/i.test(label.split(' ')[1] ?? '') && status === 200) return
+  // Not JSON by design: GET /metrics is Prometheus text, GET / the chart page (HTML; it reads no
+  // parameter, and a Range header gets a part of it, 206, as any static file).
+  if (/^\/(metrics\/?)?(\?|$)/i.test(label.split(' ')[1] ?? '') && (status === 200 || status === 206)) return
   let parsed: unknown
   try {
     parsed = contentType.includes('application/json') ? JSON.parse(body) : undefined
