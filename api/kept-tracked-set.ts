@@ -28,7 +28,10 @@ export class KeptTrackedSet {
     const ready = this.ready
     if (ready && runTime(ready.run) === runTime(run) && ready.listed === listed) return Promise.resolve(ready)
     const building = this.buildFor(run, listed)
-    if (ready && ready.listed === listed && (runTime(ready.run) ?? -Infinity) < (runTime(run) ?? -Infinity)) return Promise.resolve(ready)
+    // A newer run while the file is unchanged: the previous run's set answers meanwhile (before
+    // the first run there is none to answer with: the first one is awaited).
+    const previous = ready?.run
+    if (ready && previous && ready.listed === listed && run && previous.computedAtMs < run.computedAtMs) return Promise.resolve(ready)
     return building
   }
 

@@ -46,6 +46,21 @@ describe('the kept tracked set', () => {
     expect((await sets.current(runAt(2), listed)).run?.computedAtMs).toBe(2)
   })
 
+  it('the first run is awaited, not answered with the set from before it', async () => {
+    const c = controlledBuilds()
+    const sets = new KeptTrackedSet(c.build)
+    const listed = reading()
+    const none = sets.current(null, listed)
+    c.release()
+    expect((await none).run).toBeNull()
+    let answered = false
+    const first = sets.current(runAt(1), listed).then((s) => ((answered = true), s))
+    await new Promise((r) => setImmediate(r))
+    expect(answered).toBe(false)
+    c.release()
+    expect((await first).run?.computedAtMs).toBe(1)
+  })
+
   it('an edit of the file is answered only once its set is built', async () => {
     const c = controlledBuilds()
     const sets = new KeptTrackedSet(c.build)
