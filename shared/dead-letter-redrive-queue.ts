@@ -18,9 +18,11 @@ export interface RedriveJobStatus {
 }
 
 export async function redriveJobStatus(queue: DeadLetterRedriveQueue, id: string): Promise<RedriveJobStatus | undefined> {
+  // The state first: a job read before it completes has no return value yet, even if its
+  // state, read after, says completed. One read after the state has it.
+  const state = await queue.getJobState(id)
   const job = await queue.getJob(id)
   if (!job) return undefined
-  const state = await job.getState()
   return {
     id,
     state,
