@@ -25,6 +25,7 @@ import { VersionedResults } from './versioned-results.js'
 import { walletsRouter } from './wallets-routes.js'
 import { SmartMoneyRepository } from './smart-money-repository.js'
 import { smartMoneyRouter } from './smart-money-routes.js'
+import { ServedWallets } from './served-wallets.js'
 import { TokenFlowsRepository } from './token-flows-repository.js'
 import { tokenFlowsRouter } from './token-flows-route.js'
 
@@ -41,7 +42,7 @@ export interface ApiDeps {
   /** How long a series of closed candles may be cached (cache-control.ts). */
   seriesCaching: SeriesCachePolicy
   /** The tracked-wallets file and the selection rules (GET /wallets, /wallets/:address, /smart-money/rules). */
-  smartMoney: Pick<Config['smartMoney'], 'trackedWalletsFile' | 'rules'>
+  smartMoney: Pick<Config['smartMoney'], 'trackedWalletsFile' | 'rules' | 'servedWallets'>
 }
 
 /** The read API: every endpoint of section 4, JSON errors everywhere else. */
@@ -54,6 +55,7 @@ export function createApp(deps: ApiDeps): Express {
   const swaps = new SwapsRepository(deps.clickhouse, deps.tables, hourCounts, directory, keptSwaps)
   const flows = new TokenFlowsRepository(deps.clickhouse, deps.tables, keptSwaps)
   const refreshGate = new CandleRefreshGate(deps.redis, deps.redisPrefix)
+  const servedWallets = new ServedWallets(deps.clickhouse, deps.tables, deps.smartMoney.servedWallets)
 
   const app = express()
   // The server runs this app's router in its own app (root-app.ts), whose settings apply:
@@ -68,9 +70,9 @@ export function createApp(deps: ApiDeps): Express {
     routeTable(
       tokensRouter(directory),
       candlesRouter({ clickhouse: deps.clickhouse, tables: deps.tables, tokens, directory, caching: deps.seriesCaching, refreshGate }),
-      holdingsRouter(holdings, directory),
-      swapsRouter(swaps, directory),
-      walletsRouter(holdings, directory),
+      holdingsRouter(holdings, directory, servedWallets),
+      swapsRouter(swaps, directory, servedWallets),
+      walletsRouter(holdings, directory, servedWallets),
       smartMoneyRouter({
         repository: new SmartMoneyRepository(deps.clickhouse, deps.tables),
         trackedWallets: new TrackedWalletsFile(deps.smartMoney.trackedWalletsFile),

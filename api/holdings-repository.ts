@@ -7,6 +7,7 @@ import type { Page } from './pagination.js'
 import type { TokenDirectory } from './token-directory.js'
 import { queryRows } from '../shared/query-rows.js'
 import type { ReadOptions, VersionedResults } from './versioned-results.js'
+import { isServed, servedCondition, type ServedScope } from './served-wallets.js'
 
 interface HoldingRow {
   wallet_address: string
@@ -56,16 +57,21 @@ export class HoldingsRepository {
     private readonly kept: VersionedResults,
   ) {}
 
-  /** Every holding, or those of one token; a page's rows are kept until holdings are stored again. */
-  async list(page: Page, contractAddress?: string, options: ReadOptions = {}): Promise<{ holdings: Holding[]; total: number }> {
-    const key = JSON.stringify([contractAddress ?? null, page.limit, page.offset])
-    const { rows, total } = await this.kept.read(key, () => this.listRows(page, contractAddress), options)
+  /**
+   * Every holding, or those of one token, of the served wallets (`served`; null: every
+   * wallet); a page's rows are kept until holdings are stored again.
+   */
+  async list(page: Page, contractAddress?: string, options: ReadOptions = {}, served: ServedScope | null = null): Promise<{ holdings: Holding[]; total: number }> {
+    const key = JSON.stringify([contractAddress ?? null, page.limit, page.offset, served?.generation ?? null])
+    const { rows, total } = await this.kept.read(key, () => this.listRows(page, contractAddress, served), options)
     return { holdings: rows.map((r) => this.toHolding(r)), total }
   }
 
-  private async listRows(page: Page, contractAddress?: string): Promise<{ rows: HoldingRow[]; total: number }> {
-    const where = contractAddress === undefined ? '1' : 'contract_address = {address:String}'
-    const params: Record<string, unknown> = contractAddress === undefined ? {} : { address: contractAddress }
+  private async listRows(page: Page, contractAddress: string | undefined, served: ServedScope | null): Promise<{ rows: HoldingRow[]; total: number }> {
+    // FINAL keeps the latest as_of of each (token, wallet) before the filter: the wallet is a key column here, the value is not.
+    const ofServed = servedCondition(this.tables, served)
+    const where = `${contractAddress === undefined ? '1' : 'contract_address = {address:String}'} AND ${ofServed.sql}`
+    const params: Record<string, unknown> = { ...(contractAddress === undefined ? {} : { address: contractAddress }), ...ofServed.params }
     const [rows, totals] = await Promise.all([
       queryRows<HoldingRow>(
         this.clickhouse,
@@ -78,8 +84,9 @@ export class HoldingsRepository {
     return { rows, total: Number(totals[0]?.total ?? 0) }
   }
 
-  /** One wallet's holdings, through the wallet-ordered companion table, with their USD total. */
-  async listOfWallet(walletAddress: string, page: Page, options: ReadOptions = {}): Promise<WalletHoldings> {
+  /** One wallet's holdings, through the wallet-ordered companion table, with their USD total; none when the wallet is not served. */
+  async listOfWallet(walletAddress: string, page: Page, options: ReadOptions = {}, served: ServedScope | null = null): Promise<WalletHoldings> {
+    if (!isServed(served, walletAddress)) return { holdings: [], total: 0, totalValueUsd: 0, withoutValue: 0 }
     const key = JSON.stringify(['wallet', walletAddress, page.limit, page.offset])
     const { rows, summary } = await this.kept.read(key, () => this.walletRows(walletAddress, page), options)
     return {
@@ -109,7 +116,9 @@ export class HoldingsRepository {
     return { rows, summary: summaries[0] ?? { total: 0, total_value_usd: 0, without_value: 0 } }
   }
 
-  async find(walletAddress: string, contractAddress: string): Promise<Holding | null> {
+  /** One holding; null also when its wallet is not served. */
+  async find(walletAddress: string, contractAddress: string, served: ServedScope | null = null): Promise<Holding | null> {
+    if (!isServed(served, walletAddress)) return null
     const rows = await queryRows<HoldingRow>(
       this.clickhouse,
       `SELECT ${COLUMNS} FROM ${this.tables.holdings} FINAL

@@ -9,6 +9,7 @@ import {
   type SmartMoneyRule,
 } from '../shared/smart-money-rules.js'
 import type { TrackedWallets, TrackedWalletsFile } from '../shared/wallet-stats/tracked-wallets-file.js'
+import { trackedWalletAddresses } from '../shared/wallet-stats/tracked-generations.js'
 import { emptyWalletStats, type WalletStats, type WindowStats } from '../shared/wallet-stats/wallet-stats.js'
 import { getSmartMoneyRules, getWalletProfile, listTrackedWallets } from './contract/endpoints/smart-money.js'
 import { parseRequest } from './contract/request-parsing.js'
@@ -130,18 +131,17 @@ export function smartMoneyRouter(deps: SmartMoneyDeps): Router {
 async function buildView(deps: SmartMoneyDeps, run: WalletStatsRun | null, listed: TrackedWallets): Promise<TrackedWalletsView> {
   const passers = new Map<string, string[]>()
   const ranks = new Map<string, Map<string, number>>()
-  if (run) {
-    for (const rule of deps.rules) {
-      const passing = await deps.repository.passing(run, rule)
-      ranks.set(rule.id, new Map(passing.map((w, i) => [w, i + 1])))
-      for (const wallet of passing) passers.set(wallet, [...(passers.get(wallet) ?? []), rule.id])
-    }
+  const byRule = await deps.repository.passersByRule(run, deps.rules)
+  for (const [rule, passing] of byRule) {
+    ranks.set(rule, new Map(passing.map((w, i) => [w, i + 1])))
+    for (const wallet of passing) passers.set(wallet, [...(passers.get(wallet) ?? []), rule])
   }
-  const wallets = new Set([...listed.wallets.keys(), ...passers.keys()])
+  // The same set the interface's reads serve with SERVED_WALLETS=tracked (indicators/tracked-set-publisher.ts).
+  const wallets = trackedWalletAddresses(listed, byRule)
   let stats: Map<string, WalletStats> | null = null
   if (run) {
-    const read = await deps.repository.statsOf(run, [...wallets])
-    stats = new Map([...wallets].map((w) => [w, read.get(w) ?? emptyWalletStats(w)]))
+    const read = await deps.repository.statsOf(run, wallets)
+    stats = new Map(wallets.map((w) => [w, read.get(w) ?? emptyWalletStats(w)]))
   }
   return new TrackedWalletsView(trackedWalletsOf(listed, passers, stats), ranks)
 }

@@ -2,6 +2,7 @@ import type { ClickHouseClient } from '../shared/clickhouse.js'
 import type { Redis } from '../shared/redis.js'
 import { HOUR_MS, hourStart, readSwapHourMarks, readSwapHoursVersion } from '../shared/swap-hours.js'
 import type { Tables } from '../shared/tables.js'
+import { servedCondition, type ServedScope } from './served-wallets.js'
 
 /** A slice of a time range with its exact number of swaps; `from` and `to` inclusive, ms. */
 export interface CountedSlice {
@@ -28,8 +29,14 @@ interface CachedWindow {
   marks: Map<number, string | undefined>
 }
 
-/** Token sets whose hours are kept counted at once (the least recently read are dropped). */
-const TOKEN_SCOPES = 256
+/** Scopes (token sets, served generations) whose hours are kept counted at once (the least recently read are dropped). */
+const SCOPES = 256
+
+/** What a SwapHourCounts counts: the swaps with one of `tokens` on either leg (null: any), of the served wallets (null: every wallet). */
+interface CountScope {
+  tokens: readonly string[] | null
+  served: ServedScope | null
+}
 
 /**
  * Exact counts of the live swaps per hour, cached in this process: a whole-range total
@@ -39,8 +46,9 @@ const TOKEN_SCOPES = 256
  * version in it (the swap_moves log). Marks are read before counting, so an insert
  * that lands while an hour is counted always leaves a newer mark behind it.
  *
- * `forTokens` gives the same for the swaps of some tokens (either leg, from
- * swap_legs_by_token): a token's page reads only the hours it lies in, like an unfiltered one.
+ * `scoped` gives the same for the swaps of some tokens (either leg, from swap_legs_by_token)
+ * and/or of the served wallets (SERVED_WALLETS=tracked, one count per generation of the
+ * tracked set): such a page reads only the hours it lies in, like an unfiltered one.
  */
 export class SwapHourCounts {
   private readonly hours = new Map<number, CachedHour>()
@@ -62,31 +70,39 @@ export class SwapHourCounts {
     private readonly tables: Tables,
     private readonly redis: Redis,
     private readonly redisPrefix: string,
-    /** Null: every swap; else the swaps with one of these tokens on either leg. */
-    private readonly tokens: readonly string[] | null = null,
+    private readonly scope: CountScope = { tokens: null, served: null },
   ) {}
 
-  /** The counts of the swaps of `tokens` (either leg), kept while they are read. */
-  forTokens(tokens: readonly string[]): SwapHourCounts {
-    const key = [...tokens].sort().join(',')
+  /** The counts of the swaps of `tokens` (either leg; null: any) of the served wallets (null: all), kept while they are read. */
+  scoped(tokens: readonly string[] | null, served: ServedScope | null): SwapHourCounts {
+    if (tokens === null && served === null) return this
+    const key = JSON.stringify([tokens === null ? null : [...tokens].sort(), served?.generation ?? null])
     let scoped = this.scopes.get(key)
     if (scoped) this.scopes.delete(key)
-    else scoped = new SwapHourCounts(this.clickhouse, this.tables, this.redis, this.redisPrefix, [...tokens])
+    else scoped = new SwapHourCounts(this.clickhouse, this.tables, this.redis, this.redisPrefix, { tokens: tokens === null ? null : [...tokens], served })
     this.scopes.set(key, scoped)
-    if (this.scopes.size > TOKEN_SCOPES) this.scopes.delete(this.scopes.keys().next().value!)
+    if (this.scopes.size > SCOPES) this.scopes.delete(this.scopes.keys().next().value!)
     return scoped
   }
 
   /** The counted swaps in `range` (SQL over `timestamp`): one row each, with its timestamp. */
   private counted(range: string): string {
-    if (this.tokens === null) return `SELECT timestamp FROM ${this.tables.swaps} FINAL WHERE (${range})`
+    const { tokens, served } = this.scope
+    if (served !== null) {
+      // The served wallets' swaps: the wallet is not a key column of swaps_by_time, so FINAL
+      // keeps each swap's live version before the filter (as for every read of a served scope).
+      const ofTokens = tokens === null ? '' : `AND (timestamp, hash, chain_id) IN (SELECT timestamp, hash, chain_id FROM ${this.tables.swapLegs} FINAL WHERE token_address IN {tokens:Array(String)} AND (${range}))`
+      return `SELECT timestamp FROM ${this.tables.swaps} FINAL WHERE (${range}) ${ofTokens} AND ${servedCondition(this.tables, served).sql}`
+    }
+    if (tokens === null) return `SELECT timestamp FROM ${this.tables.swaps} FINAL WHERE (${range})`
     // One leg row per token, so one token needs no DISTINCT (a token id naming several addresses may meet a swap twice).
-    const distinct = this.tokens.length > 1 ? 'DISTINCT' : ''
+    const distinct = tokens.length > 1 ? 'DISTINCT' : ''
     return `SELECT ${distinct} timestamp, hash, chain_id FROM ${this.tables.swapLegs} FINAL WHERE token_address IN {tokens:Array(String)} AND (${range})`
   }
 
   private get scopeParams(): Record<string, unknown> {
-    return this.tokens === null ? {} : { tokens: this.tokens }
+    const { tokens, served } = this.scope
+    return { ...(tokens === null ? {} : { tokens }), ...servedCondition(this.tables, served).params }
   }
 
   /**

@@ -9,6 +9,7 @@ import type { Page } from './pagination.js'
 import type { SwapCursor } from './swap-cursor.js'
 import type { SwapHourCounts } from './swap-hour-counts.js'
 import type { ReadOptions, VersionedResults } from './versioned-results.js'
+import { isServed, servedCondition, type ServedScope } from './served-wallets.js'
 
 export interface SwapFilter {
   /** Inclusive bounds, ms since the epoch. */
@@ -114,21 +115,24 @@ export class SwapsRepository {
     private readonly options: SwapsReadOptions = { scanRows: SCAN_ROWS },
   ) {}
 
-  async list(filter: SwapFilter, page: Page, start: PageStart, options: ReadOptions = {}): Promise<SwapPage> {
+  /** A page of the swaps matching `filter`, of the served wallets only (`served`; null: every wallet). */
+  async list(filter: SwapFilter, page: Page, start: PageStart, options: ReadOptions = {}, served: ServedScope | null = null): Promise<SwapPage> {
     const range = { start: Math.min(filter.startMs, MAX_TIMESTAMP_MS), end: Math.min(filter.endMs, MAX_TIMESTAMP_MS) }
     const cursor = 'cursor' in start ? start.cursor : undefined
     const cursorParams: Params = cursor
       ? { cursorTs: cursor.timestampMs, cursorHash: cursor.hash, cursorChain: cursor.chainId }
       : {}
-    const key = JSON.stringify(['list', range, filter.walletAddress, filter.tokenAddresses, page.limit, start])
+    const key = JSON.stringify(['list', range, filter.walletAddress, filter.tokenAddresses, page.limit, start, served?.generation ?? null])
     const result = await this.kept.read(
       key,
       () =>
         filter.walletAddress !== undefined
-          ? this.listWallet(filter.walletAddress, filter.tokenAddresses, range, page, start, cursorParams)
+          ? isServed(served, filter.walletAddress)
+            ? this.listWallet(filter.walletAddress, filter.tokenAddresses, range, page, start, cursorParams)
+            : Promise.resolve({ rows: [], total: 0, offset: 'offset' in start ? start.offset : 0 })
           : filter.tokenAddresses !== undefined
-            ? this.listByHours(this.tokenPages(filter.tokenAddresses), range, page, start, cursorParams)
-            : this.listByHours(this.rangePages(), range, page, start, cursorParams),
+            ? this.listByHours(this.tokenPages(filter.tokenAddresses, served), range, page, start, cursorParams)
+            : this.listByHours(this.rangePages(served), range, page, start, cursorParams),
       options,
     )
     const last = result.rows.at(-1)
@@ -141,38 +145,60 @@ export class SwapsRepository {
     }
   }
 
-  /** Every swap: rows straight from swaps_by_time. */
-  private rangePages(): HourPages {
+  /** Every swap (of the served wallets): rows straight from swaps_by_time. */
+  private rangePages(served: ServedScope | null): HourPages {
+    const ofServed = servedCondition(this.tables, served)
     return {
-      counts: this.hourCounts,
-      params: {},
+      counts: this.hourCounts.scoped(null, served),
+      params: ofServed.params,
       page: (where) => `SELECT ${SELECT_ROW} FROM ${this.tables.swaps} FINAL
-        WHERE ${IN_RANGE} AND ${where}
+        WHERE ${IN_RANGE} AND ${ofServed.sql} AND ${where}
         ORDER BY ${ORDER} LIMIT {limit:UInt32} OFFSET {offset:UInt64}`,
-      keys: (where) => `SELECT ${KEY_COLUMNS} FROM ${this.tables.swaps} FINAL WHERE ${IN_RANGE} AND ${where}`,
+      keys: (where) => `SELECT ${KEY_COLUMNS} FROM ${this.tables.swaps} FINAL WHERE ${IN_RANGE} AND ${ofServed.sql} AND ${where}`,
     }
   }
 
-  /** Swaps of some tokens (either leg): keys from the token path, rows by key. */
-  private tokenPages(tokens: string[]): HourPages {
+  /**
+   * Swaps of some tokens (either leg): keys from the token path, rows by key. Of the served
+   * wallets only, the keys' rows are read and filtered by wallet (the token path holds no
+   * wallet): FINAL keeps each swap's live version before the filter, as for every column
+   * outside swaps_by_time's key.
+   */
+  private tokenPages(tokens: string[], served: ServedScope | null): HourPages {
     // A swap has one leg row per token, so one token needs no DISTINCT (a token id naming
     // several addresses may meet a swap twice).
     const distinct = tokens.length > 1 ? 'DISTINCT' : ''
     const keys = `SELECT ${distinct} ${KEY_COLUMNS} FROM ${this.tables.swapLegs} FINAL WHERE token_address IN {tokens:Array(String)} AND ${IN_RANGE}`
+    const ofServed = servedCondition(this.tables, served)
+    // FINAL applies before the filter on the row's tokens (they are not key columns), so
+    // the live version of each swap is the one filtered, as on the token path.
+    const scanPage = (where: string) => `SELECT ${SELECT_ROW} FROM ${this.tables.swaps} FINAL
+        WHERE ${IN_RANGE} AND (token_sold_address IN {tokens:Array(String)} OR token_bought_address IN {tokens:Array(String)}) AND ${ofServed.sql} AND ${where}
+        ORDER BY ${ORDER} LIMIT {limit:UInt32} OFFSET {offset:UInt64}`
+    const counts = this.hourCounts.scoped(tokens, served)
+    const params = { tokens, ...ofServed.params }
+    if (served !== null) {
+      const servedKeys = (where: string) => `SELECT ${KEY_COLUMNS} FROM ${this.tables.swaps} FINAL WHERE ${IN_RANGE} AND ${KEY} IN (${keys}) AND ${ofServed.sql} AND ${where}`
+      return {
+        counts,
+        params,
+        page: (where) => `SELECT ${SELECT_ROW} FROM ${this.tables.swaps} FINAL
+          WHERE ${IN_RANGE} AND ${KEY} IN (${keys}) AND ${ofServed.sql} AND ${where}
+          ORDER BY ${ORDER} LIMIT {limit:UInt32} OFFSET {offset:UInt64}`,
+        keys: servedKeys,
+        scanPage,
+      }
+    }
     return {
-      counts: this.hourCounts.forTokens(tokens),
-      params: { tokens },
+      counts,
+      params,
       page: (where) => `SELECT ${SELECT_ROW} FROM ${this.tables.swaps} FINAL
         WHERE ${IN_RANGE} AND ${KEY} IN (
           SELECT ${KEY_COLUMNS} FROM (${keys}) WHERE ${where}
           ORDER BY ${ORDER} LIMIT {limit:UInt32} OFFSET {offset:UInt64})
         ORDER BY ${ORDER}`,
       keys: (where) => `SELECT * FROM (${keys}) WHERE ${where}`,
-      // FINAL applies before the filter on the row's tokens (they are not key columns), so
-      // the live version of each swap is the one filtered, as on the token path.
-      scanPage: (where) => `SELECT ${SELECT_ROW} FROM ${this.tables.swaps} FINAL
-        WHERE ${IN_RANGE} AND (token_sold_address IN {tokens:Array(String)} OR token_bought_address IN {tokens:Array(String)}) AND ${where}
-        ORDER BY ${ORDER} LIMIT {limit:UInt32} OFFSET {offset:UInt64}`,
+      scanPage,
     }
   }
 
@@ -249,20 +275,21 @@ export class SwapsRepository {
     return { rows, total, offset: ahead }
   }
 
-  /** One record per transaction hash; should two chains share a hash, the lowest chain id. */
-  async findByHash(hash: string, options: ReadOptions = {}): Promise<SwapTransaction | null> {
+  /** One record per transaction hash; should two chains share a hash, the lowest chain id. Null also when its wallet is not served. */
+  async findByHash(hash: string, options: ReadOptions = {}, served: ServedScope | null = null): Promise<SwapTransaction | null> {
     const rows = await this.kept.read(
       JSON.stringify(['hash', hash]),
       () =>
         this.rows(
           `SELECT ${SELECT_ROW} FROM ${this.tables.swaps} FINAL
            WHERE ${KEY} IN (SELECT ${KEY_COLUMNS} FROM ${this.tables.swapLocations} WHERE hash = {hash:String})
-           ORDER BY chain_id LIMIT 1`,
+           ORDER BY chain_id`,
           { hash },
         ),
       options,
     )
-    return rows[0] ? this.toSwap(rows[0]) : null
+    const row = rows.find((r) => isServed(served, r.wallet_address))
+    return row ? this.toSwap(row) : null
   }
 
   /** Rows of a subquery (of live keys: they are exact as they stand). */

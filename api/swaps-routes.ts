@@ -11,10 +11,11 @@ import type { PageStart, SwapFilter, SwapsRepository } from './swaps-repository.
 import { secondsHint } from './time-range.js'
 import type { TokenDirectory } from './token-directory.js'
 import { readOptionsOf } from './versioned-results.js'
+import { isServed, notServedHint, type ServedWallets } from './served-wallets.js'
 
 type SwapListQuery = ParsedRequest<typeof listWalletSwaps>['query']
 
-export function swapsRouter(swaps: SwapsRepository, directory: TokenDirectory): Router {
+export function swapsRouter(swaps: SwapsRepository, directory: TokenDirectory, servedWallets: ServedWallets): Router {
   const router = Router()
 
   /** A page of swaps in a range, by offset or cursor, optionally of one wallet and/or token. */
@@ -30,13 +31,14 @@ export function swapsRouter(swaps: SwapsRepository, directory: TokenDirectory): 
     const fingerprint = queryFingerprint([range.startMs, range.endMs, filter.walletAddress, tokenId])
     // `cursor` (keyset, from pagination.next_cursor) or `offset`: the contract allows one.
     const start: PageStart = query.cursor === undefined ? { offset: page.offset } : { cursor: decodeSwapCursor(query.cursor, fingerprint) }
-    const result = await swaps.list(filter, page, start, readOptionsOf(req))
+    const served = await servedWallets.current()
+    const result = await swaps.list(filter, page, start, readOptionsOf(req), served)
     const next = result.next === null ? null : encodeSwapCursor(result.next, fingerprint)
     await sendListPage(res, query.format, SWAP_COLUMNS, {
       rows: result.swaps,
       pagination: { limit: page.limit, offset: result.offset, total: result.total },
       nextCursor: next,
-      message: secondsHint(range, result.total),
+      message: walletAddress !== undefined && !isServed(served, walletAddress) ? notServedHint(walletAddress, 'swaps') : secondsHint(range, result.total),
     })
   }
 
@@ -54,8 +56,9 @@ export function swapsRouter(swaps: SwapsRepository, directory: TokenDirectory): 
   router.get('/swap-transactions/:hash', async (req, res) => {
     const hash = parseRequest(getSwap, req).params.hash
     await directory.fresh()
-    const swap = await swaps.findByHash(hash, readOptionsOf(req))
-    if (swap === null) throw notFound(`No swap transaction with hash ${hash}`)
+    const served = await servedWallets.current()
+    const swap = await swaps.findByHash(hash, readOptionsOf(req), served)
+    if (swap === null) throw notFound(`No swap transaction with hash ${hash}${served === null ? '' : ' by a tracked wallet'}`)
     sendResult(res, swap)
   })
 

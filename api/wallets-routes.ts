@@ -6,24 +6,27 @@ import { sendListPage } from './csv-format.js'
 import type { HoldingsRepository } from './holdings-repository.js'
 import type { TokenDirectory } from './token-directory.js'
 import { readOptionsOf } from './versioned-results.js'
+import { isServed, notServedHint, type ServedWallets } from './served-wallets.js'
 
 /**
  * One wallet's view (beyond the interface). Its holdings: ordered as GET /holdings, with
  * `summary.total_value_usd` (the sum of the values known) and `summary.holdings_without_value`.
  * A wallet with no holdings is an empty page: any address may be a wallet.
  */
-export function walletsRouter(holdings: HoldingsRepository, directory: TokenDirectory): Router {
+export function walletsRouter(holdings: HoldingsRepository, directory: TokenDirectory, servedWallets: ServedWallets): Router {
   const router = Router()
 
   router.get('/wallets/:address/holdings', async (req, res) => {
     const { params, query } = parseRequest(listWalletHoldings, req)
     const page = { limit: query.limit, offset: query.offset }
     await directory.fresh()
-    const result = await holdings.listOfWallet(params.address, page, readOptionsOf(req))
+    const served = await servedWallets.current()
+    const result = await holdings.listOfWallet(params.address, page, readOptionsOf(req), served)
+    const message = isServed(served, params.address) ? undefined : notServedHint(params.address, 'holdings')
     const pagination = { ...page, total: result.total }
     if (query.format === 'csv') {
       res.setHeader('X-Total-Value-Usd', String(result.totalValueUsd))
-      await sendListPage(res, query.format, HOLDING_COLUMNS, { rows: result.holdings, pagination })
+      await sendListPage(res, query.format, HOLDING_COLUMNS, { rows: result.holdings, pagination, message })
       return
     }
     res.json({
@@ -31,6 +34,7 @@ export function walletsRouter(holdings: HoldingsRepository, directory: TokenDire
       result: result.holdings,
       summary: { wallet_address: params.address, total_value_usd: result.totalValueUsd, holdings_without_value: result.withoutValue },
       pagination,
+      ...(message === undefined ? {} : { message }),
     })
   })
 

@@ -2,9 +2,11 @@ import { QueueFactory } from '../shared/queue-factory.js'
 import { IndicatorJobNames, QueueNames } from '../shared/queues.js'
 import { createRedis } from '../shared/redis.js'
 import type { RunningRole, Runtime } from '../shared/runtime.js'
+import { TrackedWalletsFile } from '../shared/wallet-stats/tracked-wallets-file.js'
 import { startCandleRefresher } from './candle-refresher.js'
 import { IndicatorEngine } from './engine.js'
 import { scheduleAdvance } from './schedule.js'
+import { startTrackedSetPublisher } from './tracked-set-publisher.js'
 import { startWalletStatsRefresher } from './wallet-stats-refresher.js'
 import { startIndicatorsWorker } from './worker.js'
 
@@ -47,12 +49,25 @@ export async function startIndicatorsRole(runtime: Runtime, options: { clock?: (
     maxAgeMs: config.smartMoney.maxAgeMs,
     clock,
   })
+  // The served tracked set is published only when the reads follow it (SERVED_WALLETS=tracked).
+  const trackedSet =
+    config.smartMoney.servedWallets === 'tracked'
+      ? startTrackedSetPublisher({
+          clickhouse: runtime.clickhouse,
+          tables: runtime.tables,
+          logger,
+          trackedWallets: new TrackedWalletsFile(config.smartMoney.trackedWalletsFile),
+          rules: config.smartMoney.rules,
+          intervalMs: config.smartMoney.trackedSetRefreshMs,
+        })
+      : null
   logger.info('indicator engine started', { scheduleDelayMs: config.indicators.scheduleDelayMs })
   return {
     name: 'indicators',
     async stop() {
       await refresher.stop()
       await walletStats.stop()
+      await trackedSet?.stop()
       await worker.close()
       await queues.close()
       commands.disconnect()

@@ -124,6 +124,14 @@ const envSchema = z.object({
     })
     .pipe(smartMoneyRulesSchema)
     .optional(),
+  /**
+   * Whose rows GET /swap-transactions and the holdings endpoints serve: every stored wallet's,
+   * or only the tracked set's (the tracked-wallets file and the rules' passers, as GET /wallets;
+   * the rest stay stored). See README "Served wallets".
+   */
+  SERVED_WALLETS: z.enum(['all', 'tracked']).default('all'),
+  /** With SERVED_WALLETS=tracked: how often the indicators role looks for a changed tracked set (a new run, an edit of the file). */
+  TRACKED_SET_REFRESH_MS: z.coerce.number().int().min(100).default(5_000),
   /** How often the indicators role recomputes every wallet's statistics when swaps changed (0: never in the background). */
   WALLET_STATS_REFRESH_MS: z.coerce.number().int().min(0).default(60_000),
   /** Recomputed at least this often even without new swaps: the windows end at the computation's time. */
@@ -159,6 +167,9 @@ const envSchema = z.object({
 }).refine((e) => e.FOLLOW_HOLDINGS !== 'listed' || e.TRACKED_WALLETS_FILE !== undefined, {
   path: ['FOLLOW_HOLDINGS'],
   message: 'listed needs TRACKED_WALLETS_FILE (the wallets whose holdings to read)',
+}).refine((e) => e.SERVED_WALLETS === 'all' || e.CLICKHOUSE_CLUSTER === undefined, {
+  path: ['SERVED_WALLETS'],
+  message: 'tracked is not supported on a cluster yet (CLICKHOUSE_CLUSTER): its reads filter by a subquery of a Distributed table',
 }).refine((e) => e.CLICKHOUSE_CLUSTER === undefined || e.CLICKHOUSE_URL !== undefined, {
   path: ['CLICKHOUSE_CLUSTER'],
   message: 'needs CLICKHOUSE_URL (a cluster is made of ClickHouse servers, not the embedded engine)',
@@ -200,7 +211,14 @@ export interface Config {
   }
   tokenDirectory: { refreshMs: number }
   /** Who is smart money: the listed wallets' file, the selection rules, the statistics' refresh. */
-  smartMoney: { trackedWalletsFile: string | null; rules: readonly SmartMoneyRule[]; refreshMs: number; maxAgeMs: number }
+  smartMoney: {
+    trackedWalletsFile: string | null
+    rules: readonly SmartMoneyRule[]
+    refreshMs: number
+    maxAgeMs: number
+    servedWallets: 'all' | 'tracked'
+    trackedSetRefreshMs: number
+  }
   follower: FollowerConfig
   shutdownTimeoutMs: number
 }
@@ -304,6 +322,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       rules: e.SMART_MONEY_RULES ?? DEFAULT_SMART_MONEY_RULES,
       refreshMs: e.WALLET_STATS_REFRESH_MS,
       maxAgeMs: e.WALLET_STATS_MAX_AGE_MS,
+      servedWallets: e.SERVED_WALLETS,
+      trackedSetRefreshMs: e.TRACKED_SET_REFRESH_MS,
     },
     follower: {
       rpcUrl: e.RPC_URL ?? null,

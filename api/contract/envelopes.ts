@@ -16,15 +16,18 @@ export const cursorPaginationSchema = paginationSchema
   })
   .meta({ id: 'CursorPagination' })
 
-/** Beside a time-range page: said when start_time and end_time look like seconds and the page is empty. */
-const hint = z.string().optional().meta({ description: 'A hint, e.g. that times are milliseconds' })
+/** Beside a page: said when start_time and end_time look like seconds and the page is empty, or when the wallet asked for is not served. */
+export const pageHint = z
+  .string()
+  .optional()
+  .meta({ description: 'A hint, e.g. that times are milliseconds, or that the wallet asked for is not in the tracked set the service serves (SERVED_WALLETS=tracked)' })
 
 export function resultEnvelope(result: z.ZodType) {
   return z.strictObject({ status: z.literal('success'), result })
 }
 
 export function pageEnvelope(item: z.ZodType, pagination: z.ZodType = paginationSchema) {
-  return z.strictObject({ status: z.literal('success'), result: z.array(item), pagination, message: hint })
+  return z.strictObject({ status: z.literal('success'), result: z.array(item), pagination, message: pageHint })
 }
 
 export const errorSchema = z

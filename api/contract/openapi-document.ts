@@ -63,7 +63,9 @@ export function openApiDocument(endpoints: readonly Endpoint[] = PUBLIC_ENDPOINT
         'A read-only JSON API: tokens, holdings of tracked wallets, their swap transactions, candles and technical indicators. ' +
         'Every success is `{"status":"success","result":...}` (with `pagination` on lists); every error is `{"status":"error","message":...}`. ' +
         'Times are Unix milliseconds; addresses are accepted in any case and served in lower case; raw amounts are uint256 decimal strings. ' +
-        'An unknown query parameter is a 400 that lists the accepted ones. Methods other than GET and HEAD are a 405 (404 on an unknown path).',
+        'An unknown query parameter is a 400 that lists the accepted ones. Methods other than GET and HEAD are a 405 (404 on an unknown path). ' +
+        'Whose swaps and holdings are served is the operator\'s setting SERVED_WALLETS: every stored wallet\'s (`all`, the default), or only the tracked set\'s (`tracked`: the wallets GET /wallets lists); ' +
+        'then a wallet outside the set is an empty page with a `message`, and its swap or holding by id a 404, while its rows stay stored.',
     },
     tags: [
       { name: 'Tokens' },

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { defineEndpoint } from '../endpoint.js'
-import { paginationSchema, resultEnvelope } from '../envelopes.js'
+import { pageHint, paginationSchema, resultEnvelope } from '../envelopes.js'
 import { addressParam, checkTimeRange, END_TIME_DESCRIPTION, pageQueryShape, START_TIME_DESCRIPTION, strictQuery, timeParam } from '../parameters.js'
 import { holdingSchema, tokenRefSchema } from '../resources.js'
 
@@ -41,6 +41,7 @@ export const listWalletHoldings = defineEndpoint({
         })
         .meta({ id: 'WalletHoldingsSummary' }),
       pagination: paginationSchema,
+      message: pageHint,
     }),
     csv: true,
   },

@@ -1,0 +1,55 @@
+import type { ClickHouseClient } from '../clickhouse.js'
+import { dateTime64Param } from '../datetime-param.js'
+import { queryRows } from '../query-rows.js'
+import type { RankedMeasure, SmartMoneyRule } from '../smart-money-rules.js'
+import type { Tables } from '../tables.js'
+import type { WalletStatsRun } from './wallet-stats-runs.js'
+
+/** Each ranked measure over a stored wallet_stats row. */
+export const MEASURE_SQL: Record<RankedMeasure, string> = {
+  realized_pnl_usd: 'realized_pnl_usd',
+  roi: 'if(closed_cost_usd > 0, realized_pnl_usd / closed_cost_usd, NULL)',
+  volume_usd: 'volume_usd',
+}
+
+/** The wallets of a run passing a rule (the same conditions as judgeThreshold / judgeTop); a top rule's in rank order. */
+export async function rulePassers(clickhouse: ClickHouseClient, tables: Tables, run: WalletStatsRun, rule: SmartMoneyRule): Promise<string[]> {
+  const from = `FROM ${tables.walletStats} FINAL WHERE computed_at = {computed_at: DateTime64(3, 'UTC')} AND window = {window: String}`
+  const computed_at = dateTime64Param(run.computedAtMs)
+  if (rule.kind === 'top') {
+    const measure = MEASURE_SQL[rule.measure]
+    const rows = await queryRows<{ wallet_address: string }>(
+      clickhouse,
+      `SELECT wallet_address ${from} AND ${measure} > 0 ORDER BY ${measure} DESC, wallet_address LIMIT {count: UInt32}`,
+      { computed_at, window: rule.window, count: rule.count },
+    )
+    return rows.map((r) => r.wallet_address)
+  }
+  const conditions = [
+    rule.min_trades !== undefined ? 'trades >= {min_trades: UInt64}' : null,
+    rule.min_realized_pnl_usd !== undefined ? 'realized_pnl_usd >= {min_pnl: Float64}' : null,
+    rule.min_win_rate !== undefined ? 'positions_reduced > 0 AND positions_won / positions_reduced >= {min_win_rate: Float64}' : null,
+    rule.min_roi !== undefined ? 'closed_cost_usd > 0 AND realized_pnl_usd / closed_cost_usd >= {min_roi: Float64}' : null,
+  ].filter((c) => c !== null)
+  const rows = await queryRows<{ wallet_address: string }>(
+    clickhouse,
+    `SELECT wallet_address ${from}${conditions.map((c) => ` AND ${c}`).join('')}`,
+    {
+      computed_at,
+      window: rule.window,
+      min_trades: rule.min_trades,
+      min_pnl: rule.min_realized_pnl_usd,
+      min_win_rate: rule.min_win_rate,
+      min_roi: rule.min_roi,
+    },
+  )
+  return rows.map((r) => r.wallet_address)
+}
+
+/** Every rule's passers in a run, by rule id; no run: none. */
+export async function passersByRule(clickhouse: ClickHouseClient, tables: Tables, run: WalletStatsRun | null, rules: readonly SmartMoneyRule[]): Promise<Map<string, string[]>> {
+  const passers = new Map<string, string[]>()
+  if (run === null) return passers
+  for (const rule of rules) passers.set(rule.id, await rulePassers(clickhouse, tables, run, rule))
+  return passers
+}
