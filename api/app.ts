@@ -78,7 +78,7 @@ export function createApp(deps: ApiDeps): Express {
         trackedWallets: new TrackedWalletsFile(deps.smartMoney.trackedWalletsFile),
         rules: deps.smartMoney.rules,
       }),
-      tokenFlowsRouter({ flows, directory, tokens }),
+      tokenFlowsRouter({ flows, directory, tokens, served: servedWallets }),
       technicalAnalysisHistoryRouter({ clickhouse: deps.clickhouse, tables: deps.tables, directory, tokens, caching: deps.seriesCaching, refreshGate }),
       technicalAnalysisRouter({ directory, tokens, redis: deps.redis, redisPrefix: deps.redisPrefix, onDemand: deps.onDemand }),
     ),

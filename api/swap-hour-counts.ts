@@ -88,11 +88,17 @@ export class SwapHourCounts {
   /** The counted swaps in `range` (SQL over `timestamp`): one row each, with its timestamp. */
   private counted(range: string): string {
     const { tokens, served } = this.scope
+    if (served !== null && tokens === null) {
+      // The served wallets' swaps, through the wallet path (keyed by wallet, then time): a new
+      // generation's hours are counted at the cost of the served wallets' swaps, not the store's.
+      return `SELECT timestamp FROM ${this.tables.swapsByWallet} FINAL WHERE ${servedCondition(this.tables, served).sql} AND (${range})`
+    }
     if (served !== null) {
-      // The served wallets' swaps: the wallet is not a key column of swaps_by_time, so FINAL
-      // keeps each swap's live version before the filter (as for every read of a served scope).
-      const ofTokens = tokens === null ? '' : `AND (timestamp, hash, chain_id) IN (SELECT timestamp, hash, chain_id FROM ${this.tables.swapLegs} FINAL WHERE token_address IN {tokens:Array(String)} AND (${range}))`
-      return `SELECT timestamp FROM ${this.tables.swaps} FINAL WHERE (${range}) ${ofTokens} AND ${servedCondition(this.tables, served).sql}`
+      // A token's swaps of the served wallets: its keys from the token path, then their rows
+      // (the wallet is not a key column of swaps_by_time, so FINAL keeps each swap's live
+      // version before the filter, as for every read of a served scope).
+      const ofTokens = `(timestamp, hash, chain_id) IN (SELECT timestamp, hash, chain_id FROM ${this.tables.swapLegs} FINAL WHERE token_address IN {tokens:Array(String)} AND (${range}))`
+      return `SELECT timestamp FROM ${this.tables.swaps} FINAL WHERE (${range}) AND ${ofTokens} AND ${servedCondition(this.tables, served).sql}`
     }
     if (tokens === null) return `SELECT timestamp FROM ${this.tables.swaps} FINAL WHERE (${range})`
     // One leg row per token, so one token needs no DISTINCT (a token id naming several addresses may meet a swap twice).

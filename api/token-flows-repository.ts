@@ -4,6 +4,7 @@ import { toDecimalAmount } from '../shared/amounts.js'
 import { queryRows } from '../shared/query-rows.js'
 import type { Tables } from '../shared/tables.js'
 import type { ReadOptions, VersionedResults } from './versioned-results.js'
+import { servedCondition, type ServedScope } from './served-wallets.js'
 
 export interface FlowWindow {
   /** Inclusive, ms since the epoch. */
@@ -63,7 +64,8 @@ export interface TokenFlows {
  * of it, in token units and USD, how many wallets did each, and the wallets with the
  * largest net USD in and out. The swaps come from the token's access path
  * (swap_legs_by_token) and are read by key from swaps_by_time, exact (FINAL) as every
- * swap read: a re-delivered swap counts once, a retracted one not at all.
+ * swap read: a re-delivered swap counts once, a retracted one not at all. With
+ * SERVED_WALLETS=tracked, of the served wallets only (their live versions: FINAL first).
  */
 export class TokenFlowsRepository {
   constructor(
@@ -72,9 +74,9 @@ export class TokenFlowsRepository {
     private readonly kept: VersionedResults,
   ) {}
 
-  async flows(token: TokenRef, addresses: readonly string[], window: FlowWindow, top: number, options: ReadOptions = {}): Promise<TokenFlows> {
-    const key = JSON.stringify(['flows', addresses, window, top])
-    const row = await this.kept.read(key, () => this.query(addresses, window, top), options)
+  async flows(token: TokenRef, addresses: readonly string[], window: FlowWindow, top: number, options: ReadOptions = {}, served: ServedScope | null = null): Promise<TokenFlows> {
+    const key = JSON.stringify(['flows', addresses, window, top, served?.generation ?? null])
+    const row = await this.kept.read(key, () => this.query(addresses, window, top, served), options)
     const side = (raw: string, usd: number, swaps: string | number, wallets: string | number): FlowSide => ({
       amount_raw: raw,
       amount: toDecimalAmount(raw, token.decimals),
@@ -102,7 +104,8 @@ export class TokenFlowsRepository {
     }
   }
 
-  private async query(addresses: readonly string[], window: FlowWindow, top: number): Promise<FlowRow> {
+  private async query(addresses: readonly string[], window: FlowWindow, top: number, served: ServedScope | null): Promise<FlowRow> {
+    const ofServed = servedCondition(this.tables, served)
     const inRange = `timestamp >= fromUnixTimestamp64Milli({start:Int64}, 'UTC') AND timestamp <= fromUnixTimestamp64Milli({end:Int64}, 'UTC')`
     const wallet = `tuple(wallet_address, w_net_usd, toString(w_bought_raw), toString(w_sold_raw), w_bought_usd, w_sold_usd)`
     const [row] = await queryRows<FlowRow>(
@@ -129,8 +132,9 @@ export class TokenFlowsRepository {
          WHERE ${inRange} AND (timestamp, hash, chain_id) IN (
            SELECT timestamp, hash, chain_id FROM ${this.tables.swapLegs} FINAL
            WHERE token_address IN {tokens:Array(String)} AND ${inRange})
+           AND ${ofServed.sql}
          GROUP BY wallet_address)`,
-      { tokens: addresses, start: window.startMs, end: window.endMs, top },
+      { tokens: addresses, start: window.startMs, end: window.endMs, top, ...ofServed.params },
     )
     return row!
   }

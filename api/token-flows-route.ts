@@ -7,14 +7,16 @@ import type { TokenDirectory } from './token-directory.js'
 import type { TokenFlowsRepository } from './token-flows-repository.js'
 import type { TokenPresence } from './token-presence.js'
 import { readOptionsOf } from './versioned-results.js'
+import type { ServedWallets } from './served-wallets.js'
 
 /**
  * GET /tokens/:contract_address/flows?start_time&end_time[&top]: the smart-money net flow
  * of a token over a window (beyond the interface): what the tracked wallets bought and
  * sold, in token units and USD, how many did each, and the `top` wallets by net USD in
- * each direction. A token is known by its metadata or its swaps (as for candles).
+ * each direction (with SERVED_WALLETS=tracked, of the tracked set only). A token is known
+ * by its metadata or its swaps (as for candles).
  */
-export function tokenFlowsRouter(deps: { flows: TokenFlowsRepository; directory: TokenDirectory; tokens: TokenPresence }): Router {
+export function tokenFlowsRouter(deps: { flows: TokenFlowsRepository; directory: TokenDirectory; tokens: TokenPresence; served: ServedWallets }): Router {
   const router = Router()
 
   router.get('/tokens/:contract_address/flows', async (req, res) => {
@@ -25,7 +27,7 @@ export function tokenFlowsRouter(deps: { flows: TokenFlowsRepository; directory:
       throw notFound(`No token with contract address ${address}`)
     }
     const window = { startMs: query.start_time, endMs: query.end_time }
-    const flows = await deps.flows.flows(deps.directory.ref(address), [address], window, query.top, readOptionsOf(req))
+    const flows = await deps.flows.flows(deps.directory.ref(address), [address], window, query.top, readOptionsOf(req), await deps.served.current())
     sendResult(res, flows)
   })
 

@@ -17,6 +17,11 @@
  *    BENCH_BUDGET_S seconds (default 20; at least 10 calls); the table says when.
  * 4. Prints one markdown table and the targets; cleans up (database, Redis keys, temp dir).
  *
+ * With SERVED_WALLETS=tracked, the reads serve a tracked set of BENCH_TRACKED_SHARE (0.05)
+ * of the wallets, published as the indicators role would (tracked-generations.ts); the raw
+ * calls read with the same scope, the wallet and hash asked for are tracked ones, and after
+ * the table the first requests after a new generation (one wallet added) are timed.
+ *
  * BENCH_SWAPS, BENCH_REQUESTS (200), BENCH_DURATION_S (5), BENCH_CONNECTIONS (50) and
  * BENCH_BUDGET_S (20) tune it. BENCH_STORE_DIR keeps the store in that directory and, when it
  * already holds one of BENCH_SWAPS swaps, measures it again without rebuilding (for iterating
@@ -46,6 +51,8 @@ import { readTechnicalAnalysis, writeTechnicalAnalysis, type TechnicalAnalysis }
 import { cannon as load, closeServer, startHelloWorld } from './load-test.js'
 import { count, markdownTable, ms, percentile, seconds } from './report.js'
 import { refreshCandles } from '../shared/candle-refresh.js'
+import { ServedWallets, type ServedScope } from '../api/served-wallets.js'
+import { latestTrackedGeneration, publishTrackedGeneration } from '../shared/wallet-stats/tracked-generations.js'
 
 const SWAPS = Number(process.env.BENCH_SWAPS ?? 10_000_000)
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 200)
@@ -71,6 +78,7 @@ const CHUNK = 1_000_000
 /** Every REDELIVER_EVERY-th swap is delivered a second time. */
 const REDELIVER_EVERY = 10
 const OFFSET_DEEP = 100_000
+const TRACKED_SHARE = Number(process.env.BENCH_TRACKED_SHARE ?? 0.05)
 
 if (!Number.isSafeInteger(SWAPS) || SWAPS < OFFSET_DEEP + 1_000) {
   throw new Error(`BENCH_SWAPS must be an integer of at least ${OFFSET_DEEP + 1_000} (got ${process.env.BENCH_SWAPS})`)
@@ -419,9 +427,22 @@ try {
   const flowsRepo = new TokenFlowsRepository(clickhouse, tables, new VersionedResults(redis, config.redis.prefix, 'swaps'))
   const fresh = { fresh: true }
 
+  // SERVED_WALLETS=tracked: the first TRACKED_SHARE of the wallets are the tracked set.
+  const trackedMode = config.smartMoney.servedWallets === 'tracked'
+  const tracked = trackedMode ? Array.from({ length: Math.round(WALLETS * TRACKED_SHARE) }, (_, i) => walletAddress(i)) : []
+  const servedWallets = new ServedWallets(clickhouse, tables, config.smartMoney.servedWallets)
+  if (trackedMode) {
+    const latest = await latestTrackedGeneration(clickhouse, tables)
+    await publishTrackedGeneration(clickhouse, tables, tracked, null, latest?.generation ?? null)
+    console.log(`SERVED_WALLETS=tracked: ${count(tracked.length)} of ${count(WALLETS)} wallets tracked`)
+  }
+  let served: ServedScope | null = await servedWallets.current()
+
   const wallet = walletAddress(0)
   const token = tokenAddress(0)
-  const hash = swapHash(Math.floor(SWAPS / 2 / REDELIVER_EVERY) * REDELIVER_EVERY) // a re-delivered one
+  const hash = trackedMode
+    ? (await tokenRows(`SELECT hash FROM ${tables.swapsByWallet} WHERE wallet_address = {w:String} ORDER BY hash LIMIT 1`, { w: wallet }))[0]!.hash as string
+    : swapHash(Math.floor(SWAPS / 2 / REDELIVER_EVERY) * REDELIVER_EVERY) // a re-delivered one
   const seeded: TechnicalAnalysis = {
     pivotPoints: { keyLevel: 1.01, Resistance1: 1.05, Support1: 0.97, Resistance2: 1.09, Support2: 0.93, dailyHigh: 1.08, dailyLow: 0.95, dailyClose: 1.02, volume24: 1_234_567.89 },
     ma50: 1.01,
@@ -458,41 +479,41 @@ try {
   if (jump.status !== 200 || typeof nextCursor !== 'string') {
     throw new Error(`GET /swap-transactions?${range(whole)}&offset=${OFFSET_DEEP} gave no next_cursor: ${jump.status} ${jump.body.slice(0, 300)}`)
   }
-  const rawCursor = (await swapsRepo.list(whole, firstPage, { offset: OFFSET_DEEP })).next
+  const rawCursor = (await swapsRepo.list(whole, firstPage, { offset: OFFSET_DEEP }, {}, served)).next
   if (rawCursor === null) throw new Error(`the repository's page at offset ${OFFSET_DEEP} has no next position`)
 
   const endpoints: Endpoint[] = [
-    { name: 'swaps: last 24 h, first page', path: `/swap-transactions?${range(last24h)}`, raw: () => swapsRepo.list(last24h, firstPage, { offset: 0 }, fresh), group: 'list', ratioTarget: true },
-    { name: 'swaps: 90 days, first page', path: `/swap-transactions?${range(whole)}`, raw: () => swapsRepo.list(whole, firstPage, { offset: 0 }, fresh), group: 'list', ratioTarget: true },
+    { name: 'swaps: last 24 h, first page', path: `/swap-transactions?${range(last24h)}`, raw: () => swapsRepo.list(last24h, firstPage, { offset: 0 }, fresh, served), group: 'list', ratioTarget: true },
+    { name: 'swaps: 90 days, first page', path: `/swap-transactions?${range(whole)}`, raw: () => swapsRepo.list(whole, firstPage, { offset: 0 }, fresh, served), group: 'list', ratioTarget: true },
     {
       name: 'swaps: one wallet (address=)',
       path: `/swap-transactions?${range(whole)}&address=${wallet}`,
-      raw: () => swapsRepo.list({ ...whole, walletAddress: wallet }, firstPage, { offset: 0 }, fresh),
+      raw: () => swapsRepo.list({ ...whole, walletAddress: wallet }, firstPage, { offset: 0 }, fresh, served),
       group: 'list',
       ratioTarget: true,
     },
     {
       name: 'swaps: one token (token_id=)',
       path: `/swap-transactions?${range(whole)}&token_id=${token}`,
-      raw: () => swapsRepo.list({ ...whole, tokenAddresses: directory!.addressesForTokenId(token, true) }, firstPage, { offset: 0 }, fresh),
+      raw: () => swapsRepo.list({ ...whole, tokenAddresses: directory!.addressesForTokenId(token, true) }, firstPage, { offset: 0 }, fresh, served),
       group: 'list',
       ratioTarget: true,
     },
     {
       name: `swaps: cursor page after offset ${count(OFFSET_DEEP)}`,
       path: `/swap-transactions?${range(whole)}&cursor=${nextCursor}`,
-      raw: () => swapsRepo.list(whole, firstPage, { cursor: rawCursor }, fresh),
+      raw: () => swapsRepo.list(whole, firstPage, { cursor: rawCursor }, fresh, served),
       group: 'list',
       ratioTarget: true,
     },
     {
       name: `swaps: offset=${count(OFFSET_DEEP)}, 90 days`,
       path: `/swap-transactions?${range(whole)}&offset=${OFFSET_DEEP}`,
-      raw: () => swapsRepo.list(whole, firstPage, { offset: OFFSET_DEEP }, fresh),
+      raw: () => swapsRepo.list(whole, firstPage, { offset: OFFSET_DEEP }, fresh, served),
       group: 'offset',
       ratioTarget: true,
     },
-    { name: 'swap by hash', path: `/swap-transactions/${hash}`, raw: () => swapsRepo.findByHash(hash, fresh), group: 'hash', ratioTarget: true },
+    { name: 'swap by hash', path: `/swap-transactions/${hash}`, raw: () => swapsRepo.findByHash(hash, fresh, served), group: 'hash', ratioTarget: true },
     {
       name: 'tokens?limit=50',
       path: '/tokens?limit=50',
@@ -513,26 +534,26 @@ try {
       group: 'cached',
       ratioTarget: false,
     },
-    { name: 'holdings', path: '/holdings', raw: () => holdingsRepo.list(firstPage, undefined, fresh), group: 'list', ratioTarget: true },
-    { name: 'holdings/token/:address', path: `/holdings/token/${token}`, raw: () => holdingsRepo.list(firstPage, token, fresh), group: 'list', ratioTarget: true },
+    { name: 'holdings', path: '/holdings', raw: () => holdingsRepo.list(firstPage, undefined, fresh, served), group: 'list', ratioTarget: true },
+    { name: 'holdings/token/:address', path: `/holdings/token/${token}`, raw: () => holdingsRepo.list(firstPage, token, fresh, served), group: 'list', ratioTarget: true },
     {
       name: 'wallets/:address/holdings',
       path: `/wallets/${wallet}/holdings`,
-      raw: () => holdingsRepo.listOfWallet(wallet, firstPage, fresh),
+      raw: () => holdingsRepo.listOfWallet(wallet, firstPage, fresh, served),
       group: 'list',
       ratioTarget: true,
     },
     {
       name: 'tokens/:address/flows (last 24 h)',
       path: `/tokens/${token}/flows?${range(last24h)}`,
-      raw: () => flowsRepo.flows(directory!.ref(token), [token], { startMs: last24h.startMs, endMs: last24h.endMs }, 10, fresh),
+      raw: () => flowsRepo.flows(directory!.ref(token), [token], { startMs: last24h.startMs, endMs: last24h.endMs }, 10, fresh, served),
       group: 'other',
       ratioTarget: true,
     },
     {
       name: 'tokens/:address/flows (7 days, the longest window)',
       path: `/tokens/${token}/flows?${range(lastWeek)}`,
-      raw: () => flowsRepo.flows(directory!.ref(token), [token], { startMs: lastWeek.startMs, endMs: lastWeek.endMs }, 10, fresh),
+      raw: () => flowsRepo.flows(directory!.ref(token), [token], { startMs: lastWeek.startMs, endMs: lastWeek.endMs }, 10, fresh, served),
       group: 'other',
       ratioTarget: true,
     },
@@ -583,12 +604,27 @@ try {
     }
   }
 
+  if (trackedMode) {
+    // A new generation (one more wallet): the served scope's hour counts start again.
+    const latest = await latestTrackedGeneration(clickhouse, tables)
+    await publishTrackedGeneration(clickhouse, tables, [...tracked, walletAddress(tracked.length)].sort(), null, latest?.generation ?? null)
+    await new Promise((resolve) => setTimeout(resolve, 1_100)) // the API looks for a new generation once a second
+    served = await servedWallets.current()
+    console.log(`\nafter a new generation (${count(tracked.length + 1)} wallets), the first request of:`)
+    for (const endpoint of endpoints.filter((e) => e.path.startsWith('/swap-transactions?'))) {
+      const started = performance.now()
+      const { status, body } = await get(`${base}${endpoint.path}`)
+      const total = status === 200 ? (JSON.parse(body) as { pagination?: { total?: number } }).pagination?.total : undefined
+      console.log(`  ${endpoint.name}: ${ms(performance.now() - started)} ms, ${status}${total === undefined ? '' : `, total ${count(total)}`}`)
+    }
+  }
+
   await drained()
   const helloAfter = await cannon(helloWorld.url)
   const helloLoad = helloAfter.rps >= helloBefore.rps ? helloAfter : helloBefore
 
   // -------------------------------------------------------------------------------------
-  console.log(`\n## API benchmark: ${count(SWAPS)} swaps (+${count(Math.ceil(SWAPS / REDELIVER_EVERY))} re-deliveries unmerged), ${TOKENS} tokens, ${count(WALLETS)} wallets, ${count(WALLETS * HOLDINGS_PER_WALLET)} holdings\n`)
+  console.log(`\n## API benchmark: ${count(SWAPS)} swaps (+${count(Math.ceil(SWAPS / REDELIVER_EVERY))} re-deliveries unmerged), ${TOKENS} tokens, ${count(WALLETS)} wallets, ${count(WALLETS * HOLDINGS_PER_WALLET)} holdings${trackedMode ? `; SERVED_WALLETS=tracked, ${count(tracked.length)} wallets (${(TRACKED_SHARE * 100).toFixed(0)} %) served` : ''}\n`)
   const rows = results.map((m) => [
     m.endpoint.name +
       (m.endpoint.rawNote ? ' *' : '') +

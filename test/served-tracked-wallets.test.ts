@@ -141,6 +141,12 @@ describe('SERVED_WALLETS=tracked', () => {
     const ofTokenHoldings = await getJson(`${api.baseUrl}/holdings/token/${tokens[2]}`)
     expect(ofTokenHoldings.body.result.map((h: { wallet_address: string }) => h.wallet_address).sort()).toEqual([...wallets].sort())
     expect(ofTokenHoldings.body.pagination.total).toBe(wallets.length)
+    // A token's flows: of the served wallets' swaps only.
+    const flows = await getJson(`${api.baseUrl}/tokens/${tokens[1]}/flows?${range}&top=100`)
+    expect(flows.status).toBe(200)
+    expect(flows.body.result.swaps).toBe(ofToken.length)
+    const flowWallets = [...flows.body.result.top_buyers, ...flows.body.result.top_sellers].map((w: { wallet_address: string }) => w.wallet_address)
+    expect(flowWallets.every((w: string) => wallets.includes(w))).toBe(true)
     for (const [wallet] of TRADES) {
       const isServed = wallets.includes(wallet)
       const own = swaps.filter((s) => s.wallet_address === wallet)
