@@ -11,6 +11,7 @@ import { TokenDirectory } from '../api/token-directory.js'
 import { VersionedResults } from '../api/versioned-results.js'
 import { createLogger } from '../shared/logger.js'
 import { createRedis } from '../shared/redis.js'
+import { startIndicatorsRole } from '../indicators/role.js'
 import { startTrackedSetPublisher, type TrackedSetPublisher } from '../indicators/tracked-set-publisher.js'
 import { loadConfig } from '../shared/config.js'
 import { queryRows } from '../shared/query-rows.js'
@@ -246,4 +247,35 @@ describe('SERVED_WALLETS=tracked', () => {
     expect(() => loadConfig({ CLICKHOUSE_URL: 'http://ch:8123', CLICKHOUSE_CLUSTER: 'main', SERVED_WALLETS: 'tracked' })).toThrow(/SERVED_WALLETS: tracked is not supported on a cluster/)
     expect(() => loadConfig({ SERVED_WALLETS: 'some' })).toThrow(/SERVED_WALLETS/)
   })
+})
+
+describe('SERVED_WALLETS=tracked in the indicators role', () => {
+  it('the role publishes the tracked set at start (the file\'s wallets before any statistics run), and stops cleanly', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'served-role-'))
+    const file = join(dir, 'wallets.txt')
+    writeFileSync(file, `${carol}\n${alice} Alice\n`)
+    const rt = await createTestRuntime({ TRACKED_WALLETS_FILE: file, SERVED_WALLETS: 'tracked', WALLET_STATS_REFRESH_MS: '0', TRACKED_SET_REFRESH_MS: '100' })
+    const role = await startIndicatorsRole(rt)
+    try {
+      const deadline = Date.now() + 10_000
+      let latest = await latestTrackedGeneration(rt.clickhouse, rt.tables)
+      while (latest === null && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 50))
+        latest = await latestTrackedGeneration(rt.clickhouse, rt.tables)
+      }
+      expect(latest).toMatchObject({ wallets: 2, runComputedAtMs: null })
+      expect(await trackedGenerationWallets(rt.clickhouse, rt.tables, latest!.generation)).toEqual([alice, carol].sort())
+      // An edit is picked up by the role's own looks.
+      writeFileSync(file, `${carol}\n${alice} Alice\n${bob}\n`)
+      while (latest!.wallets !== 3 && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 50))
+        latest = await latestTrackedGeneration(rt.clickhouse, rt.tables)
+      }
+      expect(latest!.wallets).toBe(3)
+    } finally {
+      await role.stop()
+      await rt.cleanup()
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }, 60_000)
 })
