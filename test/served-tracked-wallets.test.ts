@@ -185,11 +185,15 @@ describe('SERVED_WALLETS=tracked', () => {
 
   it('an edit of the file: a wallet leaves (its rows stay stored), another enters', async () => {
     writeFileSync(file, `${carol} Carol\n${others[0]}\n`)
+    // New swaps in hours the previous generation counted: those hours are counted again, the others derived from its counts.
+    const extra = [bob, carol, alice].map((wallet, i): SwapRowInput => ({ hash: hashFor(`served-extra-${i}`), timestamp: START + (5 + i) * HOUR + 1_234, wallet_address: wallet, token_sold_address: tokens[1], token_bought_address: tokens[2] }))
+    await insertSwaps(rt, extra)
+    swaps = [...swaps, ...extra]
     await publisher.publish()
     await servedBecomes([bob, carol, others[0]!])
     await expectServed([bob, carol, others[0]!])
     const [stored] = await queryRows<{ n: string }>(rt.clickhouse, `SELECT count() AS n FROM ${rt.tables.swaps} FINAL WHERE wallet_address = {w:String}`, { w: alice })
-    expect(Number(stored!.n)).toBe(25)
+    expect(Number(stored!.n)).toBe(26)
     const latest = await latestTrackedGeneration(rt.clickhouse, rt.tables)
     expect(await trackedGenerationWallets(rt.clickhouse, rt.tables, latest!.generation)).toEqual([bob, carol, others[0]!].sort())
   }, 60_000)
