@@ -160,16 +160,16 @@ export class SwapsRepository {
 
   /**
    * Swaps of some tokens (either leg): keys from the token path, rows by key. Of the served
-   * wallets only, the keys' rows are read and filtered by wallet (the token path holds no
-   * wallet): FINAL keeps each swap's live version before the filter, as for every column
-   * outside swaps_by_time's key.
+   * wallets only, the token path's keys are those of the served wallets' legs (each leg
+   * carries its swap's wallet; FINAL keeps each leg's live version before the filter, the
+   * wallet not being a key column), and the rows read by key are filtered again.
    */
   private tokenPages(tokens: string[], served: ServedScope | null): HourPages {
     // A swap has one leg row per token, so one token needs no DISTINCT (a token id naming
     // several addresses may meet a swap twice).
     const distinct = tokens.length > 1 ? 'DISTINCT' : ''
-    const keys = `SELECT ${distinct} ${KEY_COLUMNS} FROM ${this.tables.swapLegs} FINAL WHERE token_address IN {tokens:Array(String)} AND ${IN_RANGE}`
     const ofServed = servedCondition(this.tables, served)
+    const keys = `SELECT ${distinct} ${KEY_COLUMNS} FROM ${this.tables.swapLegs} FINAL WHERE token_address IN {tokens:Array(String)} AND ${IN_RANGE} AND ${ofServed.sql}`
     // FINAL applies before the filter on the row's tokens (they are not key columns), so
     // the live version of each swap is the one filtered, as on the token path.
     const scanPage = (where: string) => `SELECT ${SELECT_ROW} FROM ${this.tables.swaps} FINAL
@@ -177,18 +177,6 @@ export class SwapsRepository {
         ORDER BY ${ORDER} LIMIT {limit:UInt32} OFFSET {offset:UInt64}`
     const counts = this.hourCounts.scoped(tokens, served)
     const params = { tokens, ...ofServed.params }
-    if (served !== null) {
-      const servedKeys = (where: string) => `SELECT ${KEY_COLUMNS} FROM ${this.tables.swaps} FINAL WHERE ${IN_RANGE} AND ${KEY} IN (${keys}) AND ${ofServed.sql} AND ${where}`
-      return {
-        counts,
-        params,
-        page: (where) => `SELECT ${SELECT_ROW} FROM ${this.tables.swaps} FINAL
-          WHERE ${IN_RANGE} AND ${KEY} IN (${keys}) AND ${ofServed.sql} AND ${where}
-          ORDER BY ${ORDER} LIMIT {limit:UInt32} OFFSET {offset:UInt64}`,
-        keys: servedKeys,
-        scanPage,
-      }
-    }
     return {
       counts,
       params,
@@ -196,6 +184,7 @@ export class SwapsRepository {
         WHERE ${IN_RANGE} AND ${KEY} IN (
           SELECT ${KEY_COLUMNS} FROM (${keys}) WHERE ${where}
           ORDER BY ${ORDER} LIMIT {limit:UInt32} OFFSET {offset:UInt64})
+          AND ${ofServed.sql}
         ORDER BY ${ORDER}`,
       keys: (where) => `SELECT * FROM (${keys}) WHERE ${where}`,
       scanPage,

@@ -1,6 +1,6 @@
 import type { ClickHouseClient } from '../clickhouse.js'
 import { swapCandleMarksViewDdl, SWAP_CANDLE_MARKS_VIEW } from '../schema/candles-schema.js'
-import { TOKEN_LEGS_GRANULARITY, TOKEN_LEGS_VIEW, tokenLegsDdl, tokenLegsViewDdl } from '../schema/swaps-schema.js'
+import { TOKEN_LEG_COLUMNS_BEFORE_WALLET, TOKEN_LEGS_GRANULARITY, TOKEN_LEGS_VIEW, tokenLegsDdl, tokenLegsViewDdl } from '../schema/swaps-schema.js'
 import type { Tables } from '../tables.js'
 import type { Migration } from './migration.js'
 import { tableFacts } from './table-facts.js'
@@ -32,7 +32,8 @@ export const tokenLegsGranules: Migration = {
     if ((await granularity(clickhouse, t, t.swapLegs)) !== TOKEN_LEGS_GRANULARITY) {
       await clickhouse.command({ query: `DROP TABLE IF EXISTS ${previous}` })
       await clickhouse.command({ query: tokenLegsDdl(previous) })
-      await clickhouse.command({ query: `INSERT INTO ${previous} SELECT * FROM ${t.swapLegs}` })
+      // The columns of that layout (migration 15 adds each leg's wallet afterwards).
+      await clickhouse.command({ query: `INSERT INTO ${previous} (${TOKEN_LEG_COLUMNS_BEFORE_WALLET}) SELECT ${TOKEN_LEG_COLUMNS_BEFORE_WALLET} FROM ${t.swapLegs}` })
       await clickhouse.command({ query: `DROP VIEW IF EXISTS ${t.database}.${TOKEN_LEGS_VIEW}` })
       await clickhouse.command({ query: `DROP VIEW IF EXISTS ${t.database}.${SWAP_CANDLE_MARKS_VIEW}` })
       // The new table takes the name; `previous` now holds the old rows.
@@ -42,7 +43,7 @@ export const tokenLegsGranules: Migration = {
     await clickhouse.command({ query: swapCandleMarksViewDdl(t) })
     if ((await granularity(clickhouse, t, previous)) !== null) {
       await clickhouse.command({
-        query: `INSERT INTO ${t.swapLegs} SELECT * FROM ${previous}
+        query: `INSERT INTO ${t.swapLegs} (${TOKEN_LEG_COLUMNS_BEFORE_WALLET}) SELECT ${TOKEN_LEG_COLUMNS_BEFORE_WALLET} FROM ${previous}
                 WHERE ingested_at >= (SELECT max(ingested_at) FROM ${t.swapLegs}) - INTERVAL ${CATCH_UP_MARGIN}`,
       })
       await clickhouse.command({ query: `DROP TABLE ${previous}` })

@@ -160,16 +160,40 @@ export function tokenLegsDdl(table: string): string {
       hash String,
       chain_id UInt32,
       ingested_at ${DT},
-      is_deleted UInt8 DEFAULT 0
+      is_deleted UInt8 DEFAULT 0,
+      wallet_address String DEFAULT ''
     ) ENGINE = ${REPLACING}
     ORDER BY (token_address, ${SWAP_KEY.join(', ')})
     SETTINGS index_granularity = ${TOKEN_LEGS_GRANULARITY}`
 }
 
+/** The token path's columns before migration 15 gave each leg its swap's wallet. */
+export const TOKEN_LEG_COLUMNS_BEFORE_WALLET = ['token_address', ...SWAP_KEY, 'ingested_at', 'is_deleted'].join(', ')
+
+/**
+ * The token path derived from what feeds it (the two views into it), for rebuilding it
+ * (migration 15): each leg of every stored row and tombstone of swaps_by_time, and the
+ * same-time tombstones of swap_moves; `since` (a DateTime64 parameter name) limits them to
+ * rows stored from then on.
+ */
+export function tokenLegsDerivedSql(t: Tables, target: string, since?: string): string[] {
+  const rowsSince = since === undefined ? '' : `WHERE ingested_at >= {${since}: ${DT}}`
+  const movesSince = since === undefined ? '' : `AND superseded_at >= {${since}: ${DT}}`
+  return [
+    `INSERT INTO ${target} (token_address, ${SWAP_KEY.join(', ')}, ingested_at, is_deleted, wallet_address)
+      SELECT token_address, ${SWAP_KEY.join(', ')}, ingested_at, is_deleted, wallet_address FROM ${t.swaps}
+      ARRAY JOIN arrayDistinct([token_sold_address, token_bought_address]) AS token_address ${rowsSince}`,
+    `INSERT INTO ${target} (token_address, ${SWAP_KEY.join(', ')}, ingested_at, is_deleted)
+      SELECT token_address, ${SWAP_KEY.join(', ')}, superseded_at, toUInt8(1) FROM ${t.swapMoves}
+      ARRAY JOIN arrayFilter(x -> x != '', arrayDistinct([token_sold_address, token_bought_address])) AS token_address
+      WHERE same_time = 1 ${movesSince}`,
+  ]
+}
+
 
 export function tokenLegsViewDdl(t: Tables): string {
   return `CREATE MATERIALIZED VIEW IF NOT EXISTS ${t.database}.${TOKEN_LEGS_VIEW} TO ${t.swapLegs} AS
-      SELECT token_address, ${SWAP_KEY.join(', ')}, ingested_at, is_deleted FROM ${t.swaps}
+      SELECT token_address, ${SWAP_KEY.join(', ')}, ingested_at, is_deleted, wallet_address FROM ${t.swaps}
       ARRAY JOIN arrayDistinct([token_sold_address, token_bought_address]) AS token_address`
 }
 
