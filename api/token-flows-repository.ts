@@ -65,7 +65,9 @@ export interface TokenFlows {
  * largest net USD in and out. The swaps come from the token's access path
  * (swap_legs_by_token) and are read by key from swaps_by_time, exact (FINAL) as every
  * swap read: a re-delivered swap counts once, a retracted one not at all. With
- * SERVED_WALLETS=tracked, of the served wallets only (their live versions: FINAL first).
+ * SERVED_WALLETS=tracked, of the served wallets only: the token path's legs carry their
+ * swap's wallet (migration 15), so only the served swaps are read; the rows read are
+ * filtered again (their live versions: FINAL first).
  */
 export class TokenFlowsRepository {
   constructor(
@@ -131,7 +133,7 @@ export class TokenFlowsRepository {
          FROM ${this.tables.swaps} FINAL
          WHERE ${inRange} AND (timestamp, hash, chain_id) IN (
            SELECT timestamp, hash, chain_id FROM ${this.tables.swapLegs} FINAL
-           WHERE token_address IN {tokens:Array(String)} AND ${inRange})
+           WHERE token_address IN {tokens:Array(String)} AND ${inRange} AND ${ofServed.sql})
            AND ${ofServed.sql}
          GROUP BY wallet_address)`,
       { tokens: addresses, start: window.startMs, end: window.endMs, top, ...ofServed.params },
