@@ -106,7 +106,7 @@ describe('wallet statistics: incremental runs equal the full computation', () =>
 
     // and the same as a full computation of the same swaps, in one slice of the wallets or in three
     expectSameWallets(incremental, await computeWalletStats(rt.clickhouse, rt.tables, asOf), `seed ${seed} full`)
-    const sliced = await storeWalletStats(rt.clickhouse, rt.tables, asOf, Date.now() + 1, 3)
+    const sliced = await storeWalletStats(rt.clickhouse, rt.tables, asOf, Date.now() + 1, { slicing: { swaps: Math.ceil(live.size / 3), sampleEvery: 1 } })
     expectSameWallets(await walletStatsOfRun(rt.clickhouse, rt.tables, sliced.computedAtMs), incremental, `seed ${seed} full in slices`)
   }, 120_000)
 })

@@ -66,8 +66,9 @@ describe('wallet statistics: ClickHouse against the TypeScript reference', () =>
   it.each(SEEDS)('seed %i', async (seed) => {
     const c = cases.get(seed)!
     // each seed starts from an empty store (the truncated tables are all the computation reads)
-    await rt.clickhouse.command({ query: `TRUNCATE TABLE ${rt.tables.swaps}` })
-    await rt.clickhouse.command({ query: `TRUNCATE TABLE ${rt.tables.swapLocations}` })
+    for (const table of [rt.tables.swaps, rt.tables.swapLocations, rt.tables.swapsByWallet]) {
+      await rt.clickhouse.command({ query: `TRUNCATE TABLE ${table}` })
+    }
     for (const batch of c.deliveries) await insertSwaps(rt, batch)
     const got = await computeWalletStats(rt.clickhouse, rt.tables, AS_OF)
     const want = referenceWalletStats(c.live, AS_OF)

@@ -5,7 +5,7 @@ import type { Tables } from '../tables.js'
 import { positionsInsertSql } from './positions-sql.js'
 import { fillRunSwaps, retractVanishedPairs, walletsToRefold } from './run-changes.js'
 import { walletStatsInsertSql } from './stats-query.js'
-import { storeWalletStats, swapsIngestedUntil } from './store-wallet-stats.js'
+import { stepTimer, storeWalletStats, swapsIngestedUntil } from './store-wallet-stats.js'
 import { latestWalletStatsRun, recordWalletStatsRun, type WalletStatsRun } from './wallet-stats-runs.js'
 
 export interface UpdateOptions {
@@ -50,12 +50,7 @@ export async function updateWalletStats(
   options: UpdateOptions = {},
 ): Promise<WalletStatsRun> {
   const started = Date.now()
-  let stepStarted = started
-  const step = (name: string) => {
-    const now = Date.now()
-    options.onStep?.(name, now - stepStarted)
-    stepStarted = now
-  }
+  const step = stepTimer(options.onStep, started)
   const previous = await latestWalletStatsRun(clickhouse, tables)
   const computedAt = Math.max(computedAtMs, (previous?.computedAtMs ?? 0) + 1)
   if (

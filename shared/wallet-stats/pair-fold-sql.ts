@@ -29,7 +29,12 @@ export type FoldMeasure = (typeof MEASURES)[number]
  * (sell before buy). Orders exactly as the tuple (time, hash, chain, side) does.
  */
 export function legOrderKey(timestamp: string, hash: string, chainId: string, side: string): string {
-  return `concat(leftPad(hex(toUnixTimestamp64Milli(${timestamp})), 16, '0'), ${hash}, '\\0', leftPad(hex(${chainId}), 8, '0'), toString(${side}))`
+  return legOrderKeyOfMs(`toUnixTimestamp64Milli(${timestamp})`, hash, chainId, side)
+}
+
+/** legOrderKey from the time in ms (Int64). */
+function legOrderKeyOfMs(ms: string, hash: string, chainId: string, side: string): string {
+  return `concat(leftPad(hex(${ms}), 16, '0'), ${hash}, '\\0', leftPad(hex(${chainId}), 8, '0'), toString(${side}))`
 }
 
 /** The windows with a start, longest first: the band boundaries. */
@@ -96,18 +101,22 @@ function bandSum(fold: string, measure: FoldMeasure): string {
 
 /**
  * The aggregate that gathers a group's legs (a GROUP BY wallet_address, token over rows with
- * order_key, ms, side, amount, priced, usd), sorted: `pair_sorted`, read with PAIR_LEGS_SQL.
+ * ms, hash, chain_id, side, amount, priced, usd), sorted by (ms, hash, chain_id, side), the
+ * order legOrderKey encodes (comparing the tuple is cheaper than building every leg's key):
+ * `pair_sorted`, read with PAIR_LEGS_SQL.
  */
-export const PAIR_SORTED_SQL = `arraySort(x -> x.1, groupArray((order_key, ms, side, amount, priced, usd))) AS pair_sorted`
+export const PAIR_SORTED_SQL = `arraySort(x -> (x.1, x.2, x.3, x.4), groupArray((ms, hash, chain_id, side, amount, priced, usd))) AS pair_sorted`
+
+const sortedKey = (leg: string) => legOrderKeyOfMs(`${leg}.1`, `${leg}.2`, `${leg}.3`, `${leg}.4`)
 
 /** From pair_sorted: the legs as the fold takes them, their times, the last leg's key and time, the latest priced leg's key and price. */
-export const PAIR_LEGS_SQL = `arrayMap(x -> (x.3, x.4, x.5, x.6), pair_sorted) AS pair_legs,
-    arrayMap(x -> x.2, pair_sorted) AS pair_ms,
-    pair_sorted[-1].1 AS last_key,
+export const PAIR_LEGS_SQL = `arrayMap(x -> (x.4, x.5, x.6, x.7), pair_sorted) AS pair_legs,
+    arrayMap(x -> x.1, pair_sorted) AS pair_ms,
+    ${sortedKey('pair_sorted[-1]')} AS last_key,
     fromUnixTimestamp64Milli(pair_ms[-1], 'UTC') AS last_timestamp,
-    arrayLastIndex(x -> x.5 AND x.4 > 0, pair_sorted) AS mark_index,
-    if(mark_index > 0, pair_sorted[mark_index].1, '') AS new_mark_key,
-    if(mark_index > 0, pair_sorted[mark_index].6 / toFloat64(pair_sorted[mark_index].4), 0.) AS new_mark_price`
+    arrayLastIndex(x -> x.6 AND x.5 > 0, pair_sorted) AS mark_index,
+    if(mark_index > 0, ${sortedKey('pair_sorted[mark_index]')}, '') AS new_mark_key,
+    if(mark_index > 0, pair_sorted[mark_index].7 / toFloat64(pair_sorted[mark_index].5), 0.) AS new_mark_price`
 
 /**
  * The folds of the pairs of `grouped` (a query with pair_legs and pair_ms, and whatever else

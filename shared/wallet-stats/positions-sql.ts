@@ -1,5 +1,5 @@
 import type { Tables } from '../tables.js'
-import { foldCost, foldedPairsSql, foldQuantity, foldSums, legOrderKey, PAIR_LEGS_SQL, PAIR_SORTED_SQL, startName, windowStartsSql } from './pair-fold-sql.js'
+import { foldCost, foldedPairsSql, foldQuantity, foldSums, PAIR_LEGS_SQL, PAIR_SORTED_SQL, startName, windowStartsSql } from './pair-fold-sql.js'
 import { STAT_WINDOWS } from './windows.js'
 
 /**
@@ -14,9 +14,8 @@ export const SOURCE_COLUMNS =
 
 /** Each swap of `source` as two legs: a sell of the sold token, a buy of the bought one, both at value_usd. */
 function legsSql(source: string, extra: string): string {
-  return `SELECT wallet_address, leg.1 AS token, timestamp, toUnixTimestamp64Milli(timestamp) AS ms, leg.2 AS side, leg.3 AS amount,
-      isNotNull(value_usd) AS priced, ifNull(value_usd, 0.) AS usd,
-      ${legOrderKey('timestamp', 'hash', 'chain_id', 'leg.2')} AS order_key${extra}
+  return `SELECT wallet_address, leg.1 AS token, timestamp, toUnixTimestamp64Milli(timestamp) AS ms, hash, chain_id, leg.2 AS side, leg.3 AS amount,
+      isNotNull(value_usd) AS priced, ifNull(value_usd, 0.) AS usd${extra}
     FROM ${source}
     ARRAY JOIN [(token_sold_address, toUInt8(0), token_sold_amount), (token_bought_address, toUInt8(1), token_bought_amount)] AS leg`
 }

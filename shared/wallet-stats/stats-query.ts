@@ -113,9 +113,12 @@ function previousPart(t: Tables): string {
     WHERE computed_at = {previous_computed_at: ${DT}} AND wallet_address NOT IN {refolded: Array(String)}`
 }
 
-/** Every wallet's open positions (quantity > 0) at their token's mark, less their cost. */
-function unrealizedSql(t: Tables): string {
-  const current = `${t.walletPositions} FINAL WHERE computed_at >= {positions_since: ${DT}}`
+/**
+ * Every wallet's open positions (quantity > 0) at their token's mark, less their cost. After
+ * a full run its own rows are the only ones of the generation, one per pair: no FINAL.
+ */
+function unrealizedSql(t: Tables, incremental: boolean): string {
+  const current = `${t.walletPositions}${incremental ? ' FINAL' : ''} WHERE computed_at >= {positions_since: ${DT}}`
   return `SELECT p.wallet_address AS wallet_address,
         sumIf(toFloat64(p.quantity) * m.mark - p.cost_usd, p.quantity > 0) AS unrealized,
         countIf(p.quantity > 0) AS open
@@ -144,5 +147,5 @@ FROM (
   FROM (${parts.join('\n    UNION ALL\n    ')})
   GROUP BY wallet_address, window
 ) AS s
-LEFT JOIN (${unrealizedSql(t)}) AS u ON u.wallet_address = s.wallet_address`
+LEFT JOIN (${unrealizedSql(t, incremental)}) AS u ON u.wallet_address = s.wallet_address`
 }
