@@ -37,7 +37,7 @@ describe('wallet statistics: the slices of a full run', () => {
     const seen: string[] = []
     for (const slice of slices) {
       const inSlice = await walletsOf(slice.condition, slice.params)
-      const swapsInSlice = swaps.filter((s) => inSlice.includes(s.wallet_address)).length
+      const swapsInSlice = swaps.filter((s) => inSlice.includes(s.wallet_address ?? '')).length
       expect(swapsInSlice).toBeLessThanOrEqual(30 + 5)
       seen.push(...inSlice)
     }

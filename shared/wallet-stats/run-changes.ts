@@ -20,18 +20,29 @@ const CHANGED_KEYS = (t: Tables) => `(SELECT timestamp, hash, chain_id FROM ${t.
     WHERE (ingested_at > {ingested_after: ${DT}} OR timestamp > {previous_as_of: ${DT}}) AND timestamp <= {as_of: ${DT}})`
 
 /**
- * Every delivered variant of the changed keys, from swap_locations: a variant replaced at
- * the same time is gone from swaps_by_time once its parts merge, and its wallet and tokens
- * must still be refolded.
+ * The keys that can touch a pair at or before its carried position's last leg: those with a
+ * row (a delivery or a tombstone) ingested after the watermark at a time not after the
+ * previous run's. A late swap, a re-delivery at its old time, and a move or retraction (its
+ * tombstone stands at the old time) all leave one; a swap arriving in time (after the
+ * previous run's time) does not, so new swaps cost no lookup of their variants.
  */
-const CHANGED_LOCATIONS = (t: Tables) => `hash IN (SELECT hash FROM ${CHANGED_KEYS(t)}) AND (timestamp, hash, chain_id) IN ${CHANGED_KEYS(t)}`
+const LATE_KEYS = (t: Tables) => `(SELECT timestamp, hash, chain_id FROM ${t.swaps}
+    WHERE ingested_at > {ingested_after: ${DT}} AND timestamp <= {previous_as_of: ${DT}})`
+
+/**
+ * Every delivered variant of the late keys at or before the previous run's time, from
+ * swap_locations: a variant replaced at the same time is gone from swaps_by_time once its
+ * parts merge, and its wallet and tokens must still be refolded.
+ */
+const LATE_LOCATIONS = (t: Tables) =>
+  `hash IN (SELECT hash FROM ${LATE_KEYS(t)}) AND (timestamp, hash, chain_id) IN ${LATE_KEYS(t)} AND timestamp <= {previous_as_of: ${DT}}`
 
 /**
  * Wallets to refold from their first swap:
- * - a pair touched by a changed key at or before the last leg its carried position folded
- *   (a late swap, a re-delivery, a retraction, a move): its position is wrong from there on.
- *   Only versions at or before the previous run's time can be (that run folded nothing
- *   later), so swaps arriving in time cost no lookup of the positions;
+ * - a pair touched by a late key (LATE_KEYS) at or before the last leg its carried position
+ *   folded (a late swap, a re-delivery, a retraction, a move): its position is wrong from
+ *   there on. Only variants at or before the previous run's time can be (that run folded
+ *   nothing later), so swaps arriving in time cost no lookup of the positions;
  * - a swap leaving a window as the clock moved from the previous run's time to this one's
  *   (its wallet's window sums lose it: they are summed again rather than subtracted from).
  */
@@ -47,7 +58,7 @@ export async function walletsToRefold(clickhouse: ClickHouseClient, t: Tables, p
         SELECT wallet_address, leg.1 AS token, min(${legOrderKey('timestamp', 'hash', 'chain_id', 'leg.2')}) AS first_key
         FROM ${t.swapLocations}
         ARRAY JOIN [(token_sold_address, toUInt8(0)), (token_bought_address, toUInt8(1))] AS leg
-        WHERE ${CHANGED_LOCATIONS(t)} AND timestamp <= {previous_as_of: ${DT}}
+        WHERE ${LATE_LOCATIONS(t)}
         GROUP BY wallet_address, token
       ) AS touched
       INNER JOIN (
@@ -56,7 +67,7 @@ export async function walletsToRefold(clickhouse: ClickHouseClient, t: Tables, p
           AND (wallet_address, token) IN (
             SELECT wallet_address, leg FROM ${t.swapLocations}
             ARRAY JOIN [token_sold_address, token_bought_address] AS leg
-            WHERE ${CHANGED_LOCATIONS(t)} AND timestamp <= {previous_as_of: ${DT}})
+            WHERE ${LATE_LOCATIONS(t)})
       ) AS carried ON carried.wallet_address = touched.wallet_address AND carried.token = touched.token
       WHERE touched.first_key <= carried.last_key
       UNION ALL
