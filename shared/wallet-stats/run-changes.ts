@@ -16,9 +16,6 @@ import { WINDOW_DAYS, STAT_WINDOWS } from './windows.js'
  */
 const DT = "DateTime64(3, 'UTC')"
 
-const CHANGED_KEYS = (t: Tables) => `(SELECT timestamp, hash, chain_id FROM ${t.swaps}
-    WHERE (ingested_at > {ingested_after: ${DT}} OR timestamp > {previous_as_of: ${DT}}) AND timestamp <= {as_of: ${DT}})`
-
 /**
  * The keys that can touch a pair at or before its carried position's last leg: those with a
  * row (a delivery or a tombstone) ingested after the watermark at a time not after the
@@ -80,24 +77,26 @@ export async function walletsToRefold(clickhouse: ClickHouseClient, t: Tables, p
 
 /**
  * Fills wallet_run_swaps with what the run folds: the live changed swaps of the wallets
- * continued (refold = 0), and every live swap of the wallets refolded (refold = 1), found
- * through swaps_by_wallet.
+ * continued (refold = 0), and every live swap of the wallets refolded (refold = 1), read
+ * from the wallet path as a full run reads them.
+ *
+ * The live rows of the changed keys are those at a time after the previous run's (a key's
+ * time is part of it) and those of the late keys: a changed key at an older time has a row
+ * ingested after the watermark there.
  */
 export async function fillRunSwaps(clickhouse: ClickHouseClient, t: Tables, params: Record<string, unknown>): Promise<void> {
   await clickhouse.command({ query: `TRUNCATE TABLE ${t.walletRunSwaps}` })
   await clickhouse.command({
     query: `INSERT INTO ${t.walletRunSwaps} (${SOURCE_COLUMNS}, refold)
       SELECT ${SOURCE_COLUMNS}, toUInt8(0) FROM ${t.swaps} FINAL
-      WHERE (timestamp, hash, chain_id) IN ${CHANGED_KEYS(t)} AND timestamp <= {as_of: ${DT}}
+      WHERE (timestamp > {previous_as_of: ${DT}} OR (timestamp, hash, chain_id) IN ${LATE_KEYS(t)}) AND timestamp <= {as_of: ${DT}}
         AND wallet_address NOT IN {refolded: Array(String)}`,
     query_params: params,
   })
   await clickhouse.command({
     query: `INSERT INTO ${t.walletRunSwaps} (${SOURCE_COLUMNS}, refold)
-      SELECT ${SOURCE_COLUMNS}, toUInt8(1) FROM ${t.swaps} FINAL
-      WHERE (timestamp, hash, chain_id) IN (
-          SELECT timestamp, hash, chain_id FROM ${t.swapsByWallet} FINAL WHERE wallet_address IN {refolded: Array(String)})
-        AND timestamp <= {as_of: ${DT}} AND wallet_address IN {refolded: Array(String)}`,
+      SELECT ${SOURCE_COLUMNS}, toUInt8(1) FROM ${t.swapsByWallet} FINAL
+      WHERE wallet_address IN {refolded: Array(String)} AND timestamp <= {as_of: ${DT}}`,
     query_params: params,
   })
 }
