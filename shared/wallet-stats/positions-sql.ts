@@ -28,7 +28,13 @@ const ZERO_CARRIED = `toUInt256(0) AS carried_quantity, 0. AS carried_cost, '' A
 
 /**
  * The legs with their pair's stored position of the current generation (`{positions_since}`)
- * for rows with refold = 0 (zeros for the others), found by its key.
+ * for rows with refold = 0 (zeros for the others), found by its key. The pair's latest row is
+ * taken by argMax over the few rows of the touched pairs rather than with FINAL, which would
+ * merge every row of the table first; a pair's rows never share a computed_at (a run writes
+ * each pair once), and a latest row that is a retraction means no position, as with FINAL.
+ * The touched pairs are picked by the hash of (wallet, token), several times cheaper to test
+ * than the pair of strings; a pair sharing a touched pair's hash is only read, since the
+ * join matches the strings.
  */
 function carriedLegsSql(t: Tables, source: string): string {
   return `SELECT l.*,
@@ -39,11 +45,17 @@ function carriedLegsSql(t: Tables, source: string): string {
       if(l.refold = 0 AND c.found = 1, toUnixTimestamp64Milli(c.last_timestamp), toInt64(-1)) AS c_last_ms
     FROM (${legsSql(source, ', refold')}) AS l
     LEFT JOIN (
-      SELECT wallet_address, token, quantity, cost_usd, mark_key, mark_price, last_timestamp, toUInt8(1) AS found
-      FROM ${t.walletPositions} FINAL
-      WHERE computed_at >= {positions_since: DateTime64(3, 'UTC')}
-        AND (wallet_address, token) IN (SELECT wallet_address, leg FROM ${source}
-          ARRAY JOIN [token_sold_address, token_bought_address] AS leg WHERE refold = 0)
+      SELECT wallet_address, token, latest.1 AS quantity, latest.2 AS cost_usd, latest.3 AS mark_key, latest.4 AS mark_price,
+        latest.5 AS last_timestamp, toUInt8(1) AS found
+      FROM (
+        SELECT wallet_address, token, argMax((quantity, cost_usd, mark_key, mark_price, last_timestamp, is_deleted), computed_at) AS latest
+        FROM ${t.walletPositions}
+        WHERE computed_at >= {positions_since: DateTime64(3, 'UTC')}
+          AND cityHash64(wallet_address, token) IN (SELECT cityHash64(wallet_address, leg) FROM ${source}
+            ARRAY JOIN [token_sold_address, token_bought_address] AS leg WHERE refold = 0)
+        GROUP BY wallet_address, token
+      )
+      WHERE latest.6 = 0
     ) AS c ON c.wallet_address = l.wallet_address AND c.token = l.token`
 }
 
