@@ -35,6 +35,8 @@ export interface Tables {
   /** Each (wallet, token)'s carried position, and the swaps a statistics run folds (migration 10). */
   walletPositions: string
   walletRunSwaps: string
+  /** Each token's mark as the statistics runs set it (migration 16). */
+  walletStatsMarks: string
   /** The tracked set as served by the interface's reads, in generations (migration 14). */
   trackedWallets: string
   trackedWalletSets: string
@@ -66,6 +68,7 @@ export function tablesFor(database: string): Tables {
     walletStatsRuns: q('wallet_stats_runs'),
     walletPositions: q('wallet_positions'),
     walletRunSwaps: q('wallet_run_swaps'),
+    walletStatsMarks: q('wallet_stats_marks'),
     trackedWallets: q('tracked_wallets'),
     trackedWalletSets: q('tracked_wallet_sets'),
   }

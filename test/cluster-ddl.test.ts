@@ -42,6 +42,7 @@ const EXPECTED_SHARDING_KEYS: Record<string, string> = {
   wallet_stats_runs: 'cityHash64(computed_at)',
   wallet_positions: 'cityHash64(wallet_address)',
   wallet_run_swaps: 'cityHash64(wallet_address)',
+  wallet_stats_marks: 'cityHash64(token)',
   tracked_wallets: 'cityHash64(wallet_address)',
   tracked_wallet_sets: 'generation',
 }

@@ -3,7 +3,8 @@ import { dateTime64Param } from '../datetime-param.js'
 import { queryRows } from '../query-rows.js'
 import type { Tables } from '../tables.js'
 import { positionsInsertSql } from './positions-sql.js'
-import { fillRunSwaps, retractVanishedPairs, walletsToRefold } from './run-changes.js'
+import { generationHasMarks, storeMarks } from './marks.js'
+import { anyLateKeys, fillRunSwaps, retractVanishedPairs, walletsToRefold } from './run-changes.js'
 import { walletStatsInsertSql } from './stats-query.js'
 import { stepTimer, storeWalletStats, swapsIngestedUntil } from './store-wallet-stats.js'
 import { latestWalletStatsRun, recordWalletStatsRun, type WalletStatsRun } from './wallet-stats-runs.js'
@@ -36,7 +37,9 @@ async function positionsAreThePreviousRuns(clickhouse: ClickHouseClient, t: Tabl
  * - a wallet with a pair touched at or before that leg (a late, re-delivered, retracted or
  *   moved swap), or with a swap leaving a window as the clock moved, is refolded from its
  *   first swap, so its figures are exactly those of a full computation;
- * - every wallet's open positions are valued again at the tokens' latest marks.
+ * - every wallet's open positions are valued again at the tokens' latest marks (marks.ts:
+ *   only the tokens whose mark moved are looked at, unless a late swap may have taken one's
+ *   latest priced leg away).
  *
  * A full run (storeWalletStats) instead when there is no previous run with positions, the
  * clock went back, a crashed run left positions behind, or more than maxRefoldedWallets
@@ -81,6 +84,9 @@ export async function updateWalletStats(
   await clickhouse.command({ query: positionsInsertSql(tables, tables.walletRunSwaps, 'carried'), query_params: params })
   if (refolded.length > 0) await retractVanishedPairs(clickhouse, tables, params)
   step('positions')
+  const marks = (await anyLateKeys(clickhouse, tables, params)) || !(await generationHasMarks(clickhouse, tables, params)) ? 'exact' : 'moved'
+  await storeMarks(clickhouse, tables, params, marks)
+  step(`marks (${marks})`)
   await clickhouse.command({ query: walletStatsInsertSql(tables, tables.walletRunSwaps, true), query_params: params })
   step('wallet rows')
   return recordWalletStatsRun(clickhouse, tables, {

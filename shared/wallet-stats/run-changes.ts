@@ -34,6 +34,12 @@ const LATE_KEYS = (t: Tables) => `(SELECT timestamp, hash, chain_id FROM ${t.swa
 const LATE_LOCATIONS = (t: Tables) =>
   `hash IN (SELECT hash FROM ${LATE_KEYS(t)}) AND (timestamp, hash, chain_id) IN ${LATE_KEYS(t)} AND timestamp <= {previous_as_of: ${DT}}`
 
+/** Whether any key changed at or before the previous run's time (LATE_KEYS): a late, re-delivered, moved or retracted swap. */
+export async function anyLateKeys(clickhouse: ClickHouseClient, t: Tables, params: Record<string, unknown>): Promise<boolean> {
+  const [row] = await queryRows<{ late: string }>(clickhouse, `SELECT count() AS late FROM ${LATE_KEYS(t)}`, params)
+  return Number(row?.late ?? 0) > 0
+}
+
 /**
  * Wallets to refold from their first swap:
  * - a pair touched by a late key (LATE_KEYS) at or before the last leg its carried position

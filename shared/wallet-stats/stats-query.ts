@@ -1,4 +1,5 @@
 import type { Tables } from '../tables.js'
+import { runMarksSql } from './marks.js'
 import { startName, windowStartsSql } from './pair-fold-sql.js'
 import { STAT_WINDOWS, type StatWindow } from './windows.js'
 
@@ -12,9 +13,9 @@ import { STAT_WINDOWS, type StatWindow } from './windows.js'
  * - for an incremental run, the previous run's rows of every wallet not refolded: a wallet
  *   whose pairs were only continued adds this run's legs to them.
  *
- * Then every wallet's open positions valued at each token's mark: the price of the token's
- * latest priced leg (value_usd / raw amount, any wallet), the latest of the pairs' mark
- * candidates. Parameters: as_of, computed_at, positions_since; previous_computed_at and
+ * Then every wallet's open positions valued at each token's mark as the run stored it
+ * (marks.ts): the price of the token's latest priced leg (value_usd / raw amount, any
+ * wallet). Parameters: as_of, computed_at, positions_since; previous_computed_at and
  * refolded (Array(String)) for an incremental run.
  */
 
@@ -114,8 +115,9 @@ function previousPart(t: Tables): string {
 }
 
 /**
- * Every wallet's open positions (quantity > 0) at their token's mark, less their cost. After
- * a full run its own rows are the only ones of the generation, one per pair: no FINAL.
+ * Every wallet's open positions (quantity > 0) at their token's mark (0 without one), less
+ * their cost. After a full run its own rows are the only ones of the generation, one per
+ * pair: no FINAL.
  */
 function unrealizedSql(t: Tables, incremental: boolean): string {
   const current = `${t.walletPositions}${incremental ? ' FINAL' : ''} WHERE computed_at >= {positions_since: ${DT}}`
@@ -123,8 +125,7 @@ function unrealizedSql(t: Tables, incremental: boolean): string {
         sumIf(toFloat64(p.quantity) * m.mark - p.cost_usd, p.quantity > 0) AS unrealized,
         countIf(p.quantity > 0) AS open
       FROM (SELECT wallet_address, token, quantity, cost_usd FROM ${current}) AS p
-      LEFT JOIN (SELECT token, argMax(mark_price, mark_key) AS mark FROM ${current} AND mark_key != '' GROUP BY token) AS m
-        ON m.token = p.token
+      LEFT JOIN (${runMarksSql(t)}) AS m ON m.token = p.token
       GROUP BY p.wallet_address`
 }
 

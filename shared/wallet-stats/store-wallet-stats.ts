@@ -2,6 +2,7 @@ import type { ClickHouseClient } from '../clickhouse.js'
 import { dateTime64Param } from '../datetime-param.js'
 import { queryRows } from '../query-rows.js'
 import type { Tables } from '../tables.js'
+import { storeMarks } from './marks.js'
 import { positionsInsertSql, SOURCE_COLUMNS } from './positions-sql.js'
 import { recordWalletStatsRun, type WalletStatsRun } from './wallet-stats-runs.js'
 import { walletStatsInsertSql } from './stats-query.js'
@@ -107,6 +108,8 @@ export async function storeWalletStats(clickhouse: ClickHouseClient, tables: Tab
     })
   }
   step(`positions (${slices.length} slices)`)
+  await storeMarks(clickhouse, tables, query_params, 'full')
+  step('marks')
   await clickhouse.command({ query: walletStatsInsertSql(tables, `(${swaps})`, false), query_params })
   step('wallet rows')
   return recordWalletStatsRun(clickhouse, tables, {

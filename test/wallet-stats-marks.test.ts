@@ -1,0 +1,86 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { dateTime64Param } from '../shared/datetime-param.js'
+import { walletStatsOfRun } from '../shared/wallet-stats/compute-wallet-stats.js'
+import { updateWalletStats } from '../shared/wallet-stats/incremental-run.js'
+import { referenceWalletStats } from '../shared/wallet-stats/reference.js'
+import { storeWalletStats } from '../shared/wallet-stats/store-wallet-stats.js'
+import { addressFor, hashFor, insertSwaps, type SwapRowInput } from './support/factories.js'
+import { createTestRuntime, type TestRuntime } from './support/runtime.js'
+import { expectSameWallets, HOUR, statSwapOf } from './support/wallet-stats-cases.js'
+
+const T0 = Date.UTC(2026, 4, 1)
+const TOKEN = addressFor('marked-token')
+const USD = addressFor('marks-usd')
+const A = addressFor('marks-a')
+const B = addressFor('marks-b')
+
+/**
+ * An open position is valued at its token's mark, the price of the token's latest priced
+ * leg of any wallet, which runs store (shared/wallet-stats/marks.ts): an incremental run
+ * moves a mark only later, unless a late swap took the token's latest priced leg away.
+ */
+describe('wallet statistics: the marks open positions are valued at', () => {
+  let rt: TestRuntime
+  beforeAll(async () => {
+    rt = await createTestRuntime()
+  }, 60_000)
+  afterAll(async () => rt?.cleanup())
+
+  const buy = (label: string, wallet: string, at: number, tokens: number, usd: number | null): SwapRowInput => ({
+    hash: hashFor(label),
+    wallet_address: wallet,
+    timestamp: at,
+    token_sold_address: USD,
+    token_sold_amount: String(usd === null ? 1 : usd),
+    token_bought_address: TOKEN,
+    token_bought_amount: String(tokens),
+    value_usd: usd,
+    ingested_at: at + 1000,
+  })
+
+  it('stay the latest priced leg through a run that brings only older candidates, and go back when that leg is retracted', async () => {
+    const live = new Map<string, SwapRowInput>()
+    const deliver = async (rows: SwapRowInput[]) => {
+      await insertSwaps(rt, rows)
+      for (const r of rows) live.set(r.hash, r)
+    }
+    const statsAt = async (asOf: number) => {
+      const run = await updateWalletStats(rt.clickhouse, rt.tables, asOf)
+      expect(run.kind).toBe('incremental')
+      const got = await walletStatsOfRun(rt.clickhouse, rt.tables, run.computedAtMs)
+      expectSameWallets(got, referenceWalletStats([...live.values()].map(statSwapOf), asOf), `as of ${asOf}`)
+      return new Map(got.map((s) => [s.wallet, s.unrealizedPnlUsd]))
+    }
+
+    // A buys 10 at $1, then B 10 at $2: the mark is $2
+    const early = buy('a-early', A, T0, 10, 10)
+    const later = buy('b-later', B, T0 + HOUR, 10, 20)
+    await deliver([early, later])
+    await storeWalletStats(rt.clickhouse, rt.tables, T0 + 2 * HOUR)
+
+    // A's only new leg has no price: its pair brings its old candidate ($1), the mark stays $2
+    await deliver([{ ...buy('a-unpriced', A, T0 + 3 * HOUR, 1, null), ingested_at: T0 + 3 * HOUR + 1000 }])
+    const moved = await statsAt(T0 + 4 * HOUR)
+    expect(moved.get(A)).toBeCloseTo(10 * 2 - 10, 9)
+
+    // B's swap is retracted: the mark is A's $1 again
+    await rt.clickhouse.insert({
+      table: rt.tables.swapMoves,
+      values: [
+        {
+          hash: later.hash,
+          chain_id: 1,
+          timestamp: dateTime64Param(later.timestamp),
+          wallet_address: B,
+          token_sold_address: USD,
+          token_bought_address: TOKEN,
+          superseded_at: dateTime64Param(T0 + 4 * HOUR + 500),
+        },
+      ],
+      format: 'JSONEachRow',
+    })
+    live.delete(later.hash)
+    const back = await statsAt(T0 + 5 * HOUR)
+    expect(back.get(A)).toBeCloseTo(10 * 1 - 10, 9)
+  })
+})
