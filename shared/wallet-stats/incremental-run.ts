@@ -82,8 +82,11 @@ export async function updateWalletStats(
   await fillRunSwaps(clickhouse, tables, params)
   step('swaps to fold')
   await clickhouse.command({ query: positionsInsertSql(tables, tables.walletRunSwaps, 'carried'), query_params: params })
-  if (refolded.length > 0) await retractVanishedPairs(clickhouse, tables, params)
   step('positions')
+  if (refolded.length > 0) {
+    await retractVanishedPairs(clickhouse, tables, params)
+    step('vanished pairs')
+  }
   const marks = (await anyLateKeys(clickhouse, tables, params)) || !(await generationHasMarks(clickhouse, tables, params)) ? 'exact' : 'moved'
   await storeMarks(clickhouse, tables, params, marks)
   step(`marks (${marks})`)

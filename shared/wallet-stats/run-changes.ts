@@ -115,7 +115,8 @@ export async function retractVanishedPairs(clickhouse: ClickHouseClient, t: Tabl
       WHERE computed_at >= {positions_since: ${DT}} AND computed_at < {computed_at: ${DT}}
         AND wallet_address IN {refolded: Array(String)}
         AND (wallet_address, token) NOT IN (
-          SELECT wallet_address, token FROM ${t.walletPositions} WHERE computed_at = {computed_at: ${DT}})`,
+          SELECT wallet_address, token FROM ${t.walletPositions}
+          WHERE computed_at = {computed_at: ${DT}} AND wallet_address IN {refolded: Array(String)})`,
     query_params: params,
   })
 }
