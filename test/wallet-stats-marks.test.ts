@@ -82,5 +82,15 @@ describe('wallet statistics: the marks open positions are valued at', () => {
     live.delete(later.hash)
     const back = await statsAt(T0 + 5 * HOUR)
     expect(back.get(A)).toBeCloseTo(10 * 1 - 10, 9)
+
+    // a store whose runs stored no marks (computed before migration 16): the next run reads
+    // every candidate, so a token no new swap touches keeps its mark
+    const other = addressFor('marks-other-token')
+    await deliver([{ ...buy('b-other', B, T0 + 6 * HOUR, 4, 8), token_bought_address: other }])
+    await statsAt(T0 + 7 * HOUR)
+    await rt.clickhouse.command({ query: `TRUNCATE TABLE ${rt.tables.walletStatsMarks}` })
+    await deliver([buy('b-more', B, T0 + 8 * HOUR, 1, 3)])
+    const upgraded = await statsAt(T0 + 9 * HOUR)
+    expect(upgraded.get(B)).toBeCloseTo(1 * 3 - 3 + (4 * 2 - 8), 9)
   })
 })
