@@ -6,7 +6,8 @@ import { positionsInsertSql } from './positions-sql.js'
 import { generationHasMarks, storeMarks } from './marks.js'
 import { anyLateKeys, fillRunSwaps, retractVanishedPairs, walletsToRefold } from './run-changes.js'
 import { walletStatsInsertSql } from './stats-query.js'
-import { stepTimer, storeWalletStats, swapsIngestedUntil } from './store-wallet-stats.js'
+import { stepTimer } from './run-steps.js'
+import { storeWalletStats, swapsIngestedUntil } from './store-wallet-stats.js'
 import { latestWalletStatsRun, recordWalletStatsRun, type WalletStatsRun } from './wallet-stats-runs.js'
 
 export interface UpdateOptions {
