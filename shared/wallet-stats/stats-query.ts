@@ -63,14 +63,8 @@ const SUMMED = [
 
 type Part = Partial<Record<(typeof SUMMED)[number][0] | 'first_trade' | 'last_trade', string>>
 
-/** A part of a run's rows: one row per wallet (`from`), its per-window arrays named by the columns they give. */
-interface WalletPart {
-  from: string
-  arrays: Part
-}
-
-/** A part as (wallet, window) rows. */
-function partRows({ from, arrays }: WalletPart): string {
+/** One part as (wallet, window) rows: `arrays` names per-window arrays of `from` (already one row per wallet). */
+function partRows(from: string, arrays: Part): string {
   const cols = SUMMED.map(([name, zero]) => `${arrays[name] ? `${arrays[name]}[i]` : zero} AS ${name}`)
   const first = arrays.first_trade ? `${arrays.first_trade}[i]` : NULL_TIME
   const last = arrays.last_trade ? `${arrays.last_trade}[i]` : NULL_TIME
@@ -78,9 +72,9 @@ function partRows({ from, arrays }: WalletPart): string {
     FROM (${from}) ARRAY JOIN arrayEnumerate(${WINDOW_NAMES}) AS i`
 }
 
-function positionPart(t: Tables): WalletPart {
-  return {
-    from: `SELECT wallet_address,
+function positionPart(t: Tables): string {
+  return partRows(
+    `SELECT wallet_address,
         sumForEach(realized_pnl_usd) AS realized, sumForEach(closed_cost_usd) AS closed,
         sumForEach(matched_proceeds_usd) AS matched, sumForEach(unmatched_proceeds_usd) AS unmatched,
         sumForEach(positions_reduced) AS reduced, sumForEach(positions_won) AS won,
@@ -88,7 +82,7 @@ function positionPart(t: Tables): WalletPart {
       FROM ${t.walletPositions}
       WHERE computed_at = {computed_at: ${DT}} AND is_deleted = 0
       GROUP BY wallet_address`,
-    arrays: {
+    {
       realized_pnl_usd: 'realized',
       closed_cost_usd: 'closed',
       matched_proceeds_usd: 'matched',
@@ -97,12 +91,12 @@ function positionPart(t: Tables): WalletPart {
       positions_won: 'won',
       tokens_traded: 'tokens',
     },
-  }
+  )
 }
 
-function tradePart(source: string): WalletPart {
-  return {
-    from: `SELECT wallet_address,
+function tradePart(source: string): string {
+  return partRows(
+    `SELECT wallet_address,
         ${perWindow((s) => `countIf(toUnixTimestamp64Milli(timestamp) >= ${s})`)} AS trades,
         ${perWindow((s) => `countIf(toUnixTimestamp64Milli(timestamp) >= ${s} AND value_usd IS NULL)`)} AS without_usd,
         ${perWindow((s) => `sumIf(ifNull(value_usd, 0.), toUnixTimestamp64Milli(timestamp) >= ${s})`)} AS volume,
@@ -110,8 +104,8 @@ function tradePart(source: string): WalletPart {
         ${perWindow((s) => `maxIf(toNullable(timestamp), toUnixTimestamp64Milli(timestamp) >= ${s})`)} AS last
       FROM ${source}
       GROUP BY wallet_address`,
-    arrays: { trades: 'trades', trades_without_usd: 'without_usd', volume_usd: 'volume', first_trade: 'first', last_trade: 'last' },
-  }
+    { trades: 'trades', trades_without_usd: 'without_usd', volume_usd: 'volume', first_trade: 'first', last_trade: 'last' },
+  )
 }
 
 function previousPart(t: Tables): string {
@@ -136,40 +130,16 @@ function unrealizedSql(t: Tables, incremental: boolean): string {
 }
 
 /**
- * A full run's rows: its two parts share no column and every wallet with a position has a
- * trade, so each wallet's parts are joined and expanded into windows once, rather than
- * expanded into (wallet, window) rows each and summed by a GROUP BY on two strings.
- */
-function fullRunRowsSql(t: Tables, source: string): string {
-  const trades = tradePart(source)
-  const positions = positionPart(t)
-  const arrayOf = (name: keyof Part) => (trades.arrays[name] ? `tr.${trades.arrays[name]}` : positions.arrays[name] ? `ps.${positions.arrays[name]}` : null)
-  const perWallet = [...SUMMED.map(([name]) => name), 'first_trade', 'last_trade'] as const
-  const arrays = perWallet.map((name) => `${arrayOf(name)} AS ${name}_by_window`)
-  return `SELECT tr.wallet_address AS wallet_address, ${arrays.join(', ')}, ifNull(u.unrealized, 0.) AS unrealized, ifNull(u.open, 0) AS open
-    FROM (${trades.from}) AS tr
-    LEFT JOIN (${positions.from}) AS ps ON ps.wallet_address = tr.wallet_address
-    LEFT JOIN (${unrealizedSql(t, false)}) AS u ON u.wallet_address = tr.wallet_address`
-}
-
-/**
  * INSERT of a run's rows. `source`: the swaps the run folded (a table, or a parenthesized
  * query with wallet_address, timestamp and value_usd); `incremental`: whether the previous
  * run's rows of the wallets not refolded are carried.
  */
 export function walletStatsInsertSql(t: Tables, source: string, incremental: boolean): string {
-  const head = `INSERT INTO ${t.walletStats} (${WALLET_STATS_COLUMNS.join(', ')}, computed_at)
+  const parts = [positionPart(t), tradePart(source), ...(incremental ? [previousPart(t)] : [])]
+  const columns = WALLET_STATS_COLUMNS.join(', ')
+  return `INSERT INTO ${t.walletStats} (${columns}, computed_at)
 WITH {as_of: ${DT}} AS as_of,
-  ${windowStartsSql()}`
-  if (!incremental) {
-    const byWindow = [...SUMMED.map(([name]) => name), 'first_trade', 'last_trade'].map((name) => `${name}_by_window[i]`)
-    return `${head}
-SELECT wallet_address, ${WINDOW_NAMES}[i], ${byWindow.join(', ')}, unrealized, open, {computed_at: ${DT}}
-FROM (${fullRunRowsSql(t, source)})
-ARRAY JOIN arrayEnumerate(${WINDOW_NAMES}) AS i`
-  }
-  const parts = [partRows(positionPart(t)), partRows(tradePart(source)), previousPart(t)]
-  return `${head}
+  ${windowStartsSql()}
 SELECT s.wallet_address, s.window, ${SUMMED.map(([name]) => `s.${name}`).join(', ')}, s.first_trade, s.last_trade,
   ifNull(u.unrealized, 0.), ifNull(u.open, 0), {computed_at: ${DT}}
 FROM (
