@@ -32,7 +32,7 @@ const LATE_KEYS = (t: Tables) => `(SELECT timestamp, hash, chain_id FROM ${t.swa
  * parts merge, and its wallet and tokens must still be refolded.
  */
 const LATE_LOCATIONS = (t: Tables) =>
-  `hash IN (SELECT hash FROM ${LATE_KEYS(t)}) AND (timestamp, hash, chain_id) IN ${LATE_KEYS(t)} AND timestamp <= {previous_as_of: ${DT}}`
+  `hash IN (SELECT hash FROM ${LATE_KEYS(t)}) AND (timestamp, hash, chain_id) IN ${LATE_KEYS(t)}`
 
 /** Whether any key changed at or before the previous run's time (LATE_KEYS): a late, re-delivered, moved or retracted swap. */
 export async function anyLateKeys(clickhouse: ClickHouseClient, t: Tables, params: Record<string, unknown>): Promise<boolean> {

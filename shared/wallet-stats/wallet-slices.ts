@@ -19,7 +19,7 @@ const SLICING: Slicing = { swaps: 1_000_000, sampleEvery: 1_024 }
  * by wallet) into ranges of about `slicing.swaps` swaps each, from a sample of its rows, so that
  * each slice reads only its own range. None for a store of one slice.
  */
-export async function sliceStarts(clickhouse: ClickHouseClient, tables: Tables, slicing: Slicing = SLICING): Promise<string[]> {
+async function sliceStarts(clickhouse: ClickHouseClient, tables: Tables, slicing: Slicing = SLICING): Promise<string[]> {
   const sample = await queryRows<{ wallet_address: string }>(
     clickhouse,
     `SELECT wallet_address FROM ${tables.swapsByWallet} WHERE cityHash64(wallet_address, timestamp, hash) % {every: UInt32} = 0 ORDER BY wallet_address`,
