@@ -91,7 +91,7 @@ export async function updateWalletStats(
   const marks = (await anyLateKeys(clickhouse, tables, params)) || !(await generationHasMarks(clickhouse, tables, params)) ? 'exact' : 'moved'
   await storeMarks(clickhouse, tables, params, marks)
   step(`marks (${marks})`)
-  await clickhouse.command({ query: walletStatsInsertSql(tables, tables.walletRunSwaps, true), query_params: params })
+  await clickhouse.command({ query: walletStatsInsertSql(tables, true), query_params: params })
   step('wallet rows')
   return recordWalletStatsRun(clickhouse, tables, {
     computedAtMs: computedAt,

@@ -1,110 +1,167 @@
 import type { Tables } from '../tables.js'
-import { foldCost, foldedPairsSql, foldQuantity, foldSums, PAIR_LEGS_SQL, PAIR_SORTED_SQL, startName, windowStartsSql } from './pair-fold-sql.js'
-import { STAT_WINDOWS } from './windows.js'
+import { foldCost, foldQuantity, foldSum, inWindow, LEG_ORDER, LEG_TUPLE, legOrderKeyOfMs, pairFoldSql, startName, windowStartsSql, type FoldMeasure } from './pair-fold-sql.js'
+import { STAT_WINDOWS, type StatWindow } from './windows.js'
 
 /**
- * The positions a run writes (wallet_positions, migration 10): the swaps of a source are
- * cut into legs, grouped by (wallet, token) and folded (pair-fold-sql.ts), from zero or
- * from the pair's carried position, as of `{as_of}` and stamped `{computed_at}`.
+ * The positions a run writes (wallet_positions, migrations 10 and 17): the swaps of a source
+ * are cut into legs and grouped by wallet; the wallet's legs, sorted by token and then in
+ * fold order (pair-fold-sql.ts), are split into its pairs, and each pair is folded from zero
+ * or from its carried position, as of `{as_of}`, stamped `{computed_at}`. One group per
+ * wallet rather than per (wallet, token): a hundred times fewer groups, and the wallet's
+ * sums of the run are added up in its own row, then written on its first pair's row.
  */
 
 /** The columns of a swap source: a table or query with these names (and `refold` when carried). */
 export const SOURCE_COLUMNS =
   'wallet_address, timestamp, hash, chain_id, token_sold_address, token_sold_amount, token_bought_address, token_bought_amount, value_usd'
 
+/** Where a folded pair starts: from nothing (every leg folded), or, for the wallets with refold = 0, from its stored position. */
+export type PairStart = 'zero' | 'carried'
+
+const DT = "DateTime64(3, 'UTC')"
+
 /** Each swap of `source` as two legs: a sell of the sold token, a buy of the bought one, both at value_usd. */
 function legsSql(source: string, extra: string): string {
-  return `SELECT wallet_address, leg.1 AS token, timestamp, toUnixTimestamp64Milli(timestamp) AS ms, hash, chain_id, leg.2 AS side, leg.3 AS amount,
+  return `SELECT wallet_address, leg.1 AS token, toUnixTimestamp64Milli(timestamp) AS ms, hash, chain_id, leg.2 AS side, leg.3 AS amount,
       isNotNull(value_usd) AS priced, ifNull(value_usd, 0.) AS usd${extra}
     FROM ${source}
     ARRAY JOIN [(token_sold_address, toUInt8(0), token_sold_amount), (token_bought_address, toUInt8(1), token_bought_amount)] AS leg`
 }
 
-/** Where a folded pair starts: from nothing (every leg folded), or, for the source's rows with refold = 0, from its stored position. */
-export type PairStart = 'zero' | 'carried'
+/** Per window (STAT_WINDOWS order), an expression of the window. */
+const perWindow = (expression: (w: StatWindow) => string) => `[${STAT_WINDOWS.map(expression).join(', ')}]`
 
-/** A pair folded from nothing: the carried columns as constants. */
-const ZERO_CARRIED = `toUInt256(0) AS carried_quantity, 0. AS carried_cost, '' AS carried_mark_key, 0. AS carried_mark_price, toInt64(-1) AS carried_last_ms`
+/** Buy legs inside window w: one per swap, so a wallet's trades are its buy legs. */
+const tradeIn = (w: StatWindow) => `side = 1 AND ${inWindow('ms', w)}`
+
+/** The wallet's trades per window, aggregated with its legs. */
+const TRADES = `${perWindow((w) => `countIf(${tradeIn(w)})`)} AS wallet_trades,
+        ${perWindow((w) => `countIf(${tradeIn(w)} AND NOT priced)`)} AS wallet_trades_without_usd,
+        ${perWindow((w) => `sumIf(usd, ${tradeIn(w)})`)} AS wallet_volume_usd,
+        ${perWindow((w) => `fromUnixTimestamp64Milli(minIf(toNullable(ms), ${tradeIn(w)}), 'UTC')`)} AS wallet_first_trade,
+        ${perWindow((w) => `fromUnixTimestamp64Milli(maxIf(toNullable(ms), ${tradeIn(w)}), 'UTC')`)} AS wallet_last_trade`
 
 /**
- * The legs with their pair's stored position of the current generation (`{positions_since}`)
- * for rows with refold = 0 (zeros for the others), found by its key. The pair's latest row is
+ * One row per wallet: its legs sorted (wallet_legs), its trades, its tokens and, per token,
+ * the token's legs (pairs, an array per token).
+ */
+function walletPairsSql(source: string, start: PairStart): string {
+  return `SELECT *,
+      arrayMap(x -> x.1, wallet_legs) AS leg_tokens,
+      arrayMap((token, previous) -> token != previous, leg_tokens, arrayPushFront(arrayPopBack(leg_tokens), '')) AS pair_starts,
+      arrayFilter((token, first) -> first, leg_tokens, pair_starts) AS tokens,
+      arraySplit((x, first) -> first, wallet_legs, pair_starts) AS pairs
+    FROM (
+      SELECT wallet_address, arraySort(${LEG_ORDER}, groupArray(${LEG_TUPLE})) AS wallet_legs, ${TRADES}${start === 'carried' ? ', max(refold) AS refold' : ''}
+      FROM (${legsSql(source, start === 'carried' ? ', refold' : '')})
+      GROUP BY wallet_address
+    )`
+}
+
+/** A pair folded from nothing: the carried columns, one per pair. */
+const ZERO_CARRIED = `arrayMap(p -> toUInt256(0), pairs) AS carried_quantity, arrayMap(p -> 0., pairs) AS carried_cost,
+      arrayMap(p -> '', pairs) AS carried_mark_key, arrayMap(p -> 0., pairs) AS carried_mark_price, arrayMap(p -> toInt64(-1), pairs) AS carried_last_ms`
+
+/**
+ * The wallets' pairs with the stored position of the current generation (`{positions_since}`)
+ * of each pair of a wallet with refold = 0 (zeros for the others). A pair's latest row is
  * taken by argMax over the few rows of the touched pairs rather than with FINAL, which would
  * merge every row of the table first; a pair's rows never share a computed_at (a run writes
  * each pair once), and a latest row that is a retraction means no position, as with FINAL.
  * The touched pairs are picked by the hash of (wallet, token), several times cheaper to test
  * than the pair of strings; a pair sharing a touched pair's hash is only read, since the
- * join matches the strings.
+ * token's place in the wallet's carried tokens is looked up by its string.
  */
-function carriedLegsSql(t: Tables, source: string): string {
-  return `SELECT l.*,
-      if(l.refold = 0 AND c.found = 1, c.quantity, toUInt256(0)) AS c_quantity,
-      if(l.refold = 0 AND c.found = 1, c.cost_usd, 0.) AS c_cost,
-      if(l.refold = 0 AND c.found = 1, c.mark_key, '') AS c_mark_key,
-      if(l.refold = 0 AND c.found = 1, c.mark_price, 0.) AS c_mark_price,
-      if(l.refold = 0 AND c.found = 1, toUnixTimestamp64Milli(c.last_timestamp), toInt64(-1)) AS c_last_ms
-    FROM (${legsSql(source, ', refold')}) AS l
+function carriedPairsSql(t: Tables, source: string): string {
+  const at = (column: string, zero: string) => `arrayMap(i -> if(i > 0, c.${column}[i], ${zero}), carried_index)`
+  return `SELECT w.*,
+      arrayMap(token -> if(w.refold = 0, indexOf(c.c_tokens, token), 0), w.tokens) AS carried_index,
+      ${at('c_quantities', 'toUInt256(0)')} AS carried_quantity,
+      ${at('c_costs', '0.')} AS carried_cost,
+      ${at('c_mark_keys', "''")} AS carried_mark_key,
+      ${at('c_mark_prices', '0.')} AS carried_mark_price,
+      ${at('c_last_ms', 'toInt64(-1)')} AS carried_last_ms
+    FROM (${walletPairsSql(source, 'carried')}) AS w
     LEFT JOIN (
-      SELECT wallet_address, token, latest.1 AS quantity, latest.2 AS cost_usd, latest.3 AS mark_key, latest.4 AS mark_price,
-        latest.5 AS last_timestamp, toUInt8(1) AS found
+      SELECT wallet_address, groupArray(token) AS c_tokens, groupArray(latest.1) AS c_quantities, groupArray(latest.2) AS c_costs,
+        groupArray(latest.3) AS c_mark_keys, groupArray(latest.4) AS c_mark_prices, groupArray(latest.5) AS c_last_ms
       FROM (
-        SELECT wallet_address, token, argMax((quantity, cost_usd, mark_key, mark_price, last_timestamp, is_deleted), computed_at) AS latest
+        SELECT wallet_address, token,
+          argMax((quantity, cost_usd, mark_key, mark_price, toUnixTimestamp64Milli(last_timestamp), is_deleted), computed_at) AS latest
         FROM ${t.walletPositions}
-        WHERE computed_at >= {positions_since: DateTime64(3, 'UTC')}
+        WHERE computed_at >= {positions_since: ${DT}}
           AND cityHash64(wallet_address, token) IN (SELECT cityHash64(wallet_address, leg) FROM ${source}
             ARRAY JOIN [token_sold_address, token_bought_address] AS leg WHERE refold = 0)
         GROUP BY wallet_address, token
       )
       WHERE latest.6 = 0
-    ) AS c ON c.wallet_address = l.wallet_address AND c.token = l.token`
+      GROUP BY wallet_address
+    ) AS c ON c.wallet_address = w.wallet_address`
 }
 
-/** One row per pair: its sorted legs (pair-fold-sql.ts PAIR_LEGS_SQL) and where its fold starts. */
-function groupedSql(t: Tables, source: string, start: PairStart): string {
-  const grouped =
-    start === 'zero'
-      ? `SELECT wallet_address, token, ${PAIR_SORTED_SQL}, ${ZERO_CARRIED} FROM (${legsSql(source, '')}) GROUP BY wallet_address, token`
-      : `SELECT wallet_address, token, ${PAIR_SORTED_SQL},
-          any(c_quantity) AS carried_quantity, any(c_cost) AS carried_cost, any(c_mark_key) AS carried_mark_key,
-          any(c_mark_price) AS carried_mark_price, any(c_last_ms) AS carried_last_ms
-        FROM (${carriedLegsSql(t, source)}) GROUP BY wallet_address, token`
-  return `SELECT *, ${PAIR_LEGS_SQL} FROM (${grouped})`
+/** The folds, and each pair's mark candidate: its latest priced leg with an amount, or the carried one. */
+function foldedSql(pairs: string): string {
+  const leg = 'p[i]'
+  return `SELECT *,
+      arrayMap((p, quantity, cost) -> ${pairFoldSql('p', 'quantity', 'cost')}, pairs, carried_quantity, carried_cost) AS folds,
+      arrayMap(p -> arrayLastIndex(x -> x.7 AND x.6 > 0, p), pairs) AS mark_index,
+      arrayMap((p, i, key, price) -> if(i > 0, (${legOrderKeyOfMs(`${leg}.2`, `${leg}.3`, `${leg}.4`, `${leg}.5`)}, ${leg}.8 / toFloat64(${leg}.6)), (key, price)),
+        pairs, mark_index, carried_mark_key, carried_mark_price) AS marks
+    FROM (${pairs})`
 }
 
-export const POSITION_COLUMNS = [
-  'wallet_address',
-  'token',
-  'quantity',
-  'cost_usd',
-  'last_key',
-  'last_timestamp',
-  'mark_key',
-  'mark_price',
-  'realized_pnl_usd',
-  'closed_cost_usd',
-  'matched_proceeds_usd',
-  'unmatched_proceeds_usd',
-  'positions_reduced',
-  'positions_won',
-  'entered',
-  'computed_at',
-] as const
+/** A wallet's sum over its folded pairs of one measure, per window. */
+const pairsSum = (measure: FoldMeasure) => perWindow((w) => `arraySum(f -> ${foldSum('f', w, measure)}, folds)`)
+
+
+/** Each pair's position after the fold: a column of wallet_positions and the wallet's array it is taken from. */
+const PAIR_COLUMNS: Readonly<Record<string, string>> = {
+  token: 'tokens',
+  quantity: `arrayMap(f -> ${foldQuantity('f')}, folds)`,
+  cost_usd: `arrayMap(f -> ${foldCost('f')}, folds)`,
+  last_timestamp: `arrayMap(p -> fromUnixTimestamp64Milli(p[-1].2, 'UTC'), pairs)`,
+  mark_key: 'arrayMap(m -> m.1, marks)',
+  mark_price: 'arrayMap(m -> m.2, marks)',
+}
+
+/** The wallet's sums of the run per window (STAT_WINDOWS order): columns of wallet_positions, on the wallet's first pair. */
+const WALLET_SUMS: Readonly<Record<string, string>> = {
+  realized_pnl_usd: pairsSum('realized'),
+  closed_cost_usd: pairsSum('closed'),
+  matched_proceeds_usd: pairsSum('matched'),
+  unmatched_proceeds_usd: pairsSum('unmatched'),
+  positions_reduced: pairsSum('reduced'),
+  positions_won: pairsSum('won'),
+  // A pair counts in a window's tokens traded in the run whose fold brings it into the window.
+  tokens_traded: perWindow((w) => `toUInt64(arrayCount((p, carried) -> carried < ${startName(w)} AND p[-1].2 >= ${startName(w)}, pairs, carried_last_ms))`),
+  trades: 'wallet_trades',
+  trades_without_usd: 'wallet_trades_without_usd',
+  volume_usd: 'wallet_volume_usd',
+  first_trade: 'wallet_first_trade',
+  last_trade: 'wallet_last_trade',
+}
 
 /**
  * INSERT of the folded pairs of `source` (a table or a parenthesized query with
- * SOURCE_COLUMNS): parameters as_of, computed_at (and positions_since when carried).
- * `entered`: per window, whether this fold brought the pair into it (a leg inside it and no
- * carried leg inside it), so a wallet's tokens traded is the sum over its runs' rows.
+ * SOURCE_COLUMNS): one row per pair, the wallet's sums on its first pair's row (empty on the
+ * others). Parameters: as_of, computed_at (and positions_since when carried).
  */
 export function positionsInsertSql(t: Tables, source: string, start: PairStart): string {
-  const entered = `[${STAT_WINDOWS.map((w) => `toUInt8(carried_last_ms < ${startName(w)} AND toUnixTimestamp64Milli(last_timestamp) >= ${startName(w)})`).join(', ')}]`
-  return `INSERT INTO ${t.walletPositions} (${POSITION_COLUMNS.join(', ')})
-WITH {as_of: DateTime64(3, 'UTC')} AS as_of,
-  ${windowStartsSql()}
-SELECT wallet_address, token, ${foldQuantity}, ${foldCost}, last_key, last_timestamp,
-  if(new_mark_key != '', new_mark_key, carried_mark_key), if(new_mark_key != '', new_mark_price, carried_mark_price),
-  ${foldSums('realized')}, ${foldSums('closed')}, ${foldSums('matched')}, ${foldSums('unmatched')}, ${foldSums('reduced')}, ${foldSums('won')},
-  ${entered},
-  {computed_at: DateTime64(3, 'UTC')}
-FROM (${foldedPairsSql(groupedSql(t, source, start), 'carried_quantity', 'carried_cost')})`
+  const pairs = start === 'zero' ? `SELECT *, ${ZERO_CARRIED} FROM (${walletPairsSql(source, 'zero')})` : carriedPairsSql(t, source)
+  const perWallet = [
+    ...Object.entries(PAIR_COLUMNS).map(([column, array]) => `${array} AS ${column}_array`),
+    ...Object.entries(WALLET_SUMS).map(([column, sums]) => `${sums} AS ${column}_sums`),
+  ]
+  const columns = ['wallet_address', ...Object.keys(PAIR_COLUMNS), ...Object.keys(WALLET_SUMS), 'computed_at']
+  return `INSERT INTO ${t.walletPositions} (${columns.join(', ')})
+SELECT wallet_address, ${Object.keys(PAIR_COLUMNS).join(', ')},
+  ${Object.keys(WALLET_SUMS).map((column) => `if(pair = 1, ${column}_sums, [])`).join(', ')},
+  {computed_at: ${DT}}
+FROM (
+  WITH {as_of: ${DT}} AS as_of,
+    ${windowStartsSql()}
+  SELECT wallet_address, ${perWallet.join(',\n    ')}
+  FROM (${foldedSql(pairs)})
+)
+ARRAY JOIN ${Object.keys(PAIR_COLUMNS).map((column) => `${column}_array AS ${column}`).join(', ')}, arrayEnumerate(token_array) AS pair`
 }

@@ -1,7 +1,6 @@
 import type { ClickHouseClient } from '../clickhouse.js'
 import { queryRows } from '../query-rows.js'
 import type { Tables } from '../tables.js'
-import { legOrderKey } from './pair-fold-sql.js'
 import { SOURCE_COLUMNS } from './positions-sql.js'
 import { WINDOW_DAYS, STAT_WINDOWS } from './windows.js'
 
@@ -42,10 +41,12 @@ export async function anyLateKeys(clickhouse: ClickHouseClient, t: Tables, param
 
 /**
  * Wallets to refold from their first swap:
- * - a pair touched by a late key (LATE_KEYS) at or before the last leg its carried position
- *   folded (a late swap, a re-delivery, a retraction, a move): its position is wrong from
- *   there on. Only variants at or before the previous run's time can be (that run folded
- *   nothing later), so swaps arriving in time cost no lookup of the positions;
+ * - a pair touched by a late key (LATE_KEYS) at or before the time of the last leg its
+ *   carried position folded (a late swap, a re-delivery, a retraction, a move): its position
+ *   is wrong from there on. A key at that very time but after the leg is refolded as well:
+ *   refolding is exact whatever the order, and the positions need not keep the leg's key.
+ *   Only variants at or before the previous run's time can be (that run folded nothing
+ *   later), so swaps arriving in time cost no lookup of the positions;
  * - a swap leaving a window as the clock moved from the previous run's time to this one's
  *   (its wallet's window sums lose it: they are summed again rather than subtracted from).
  */
@@ -58,21 +59,21 @@ export async function walletsToRefold(clickhouse: ClickHouseClient, t: Tables, p
     `SELECT DISTINCT wallet_address FROM (
       SELECT touched.wallet_address AS wallet_address
       FROM (
-        SELECT wallet_address, leg.1 AS token, min(${legOrderKey('timestamp', 'hash', 'chain_id', 'leg.2')}) AS first_key
+        SELECT wallet_address, leg AS token, min(timestamp) AS first_timestamp
         FROM ${t.swapLocations}
-        ARRAY JOIN [(token_sold_address, toUInt8(0)), (token_bought_address, toUInt8(1))] AS leg
+        ARRAY JOIN [token_sold_address, token_bought_address] AS leg
         WHERE ${LATE_LOCATIONS(t)}
         GROUP BY wallet_address, token
       ) AS touched
       INNER JOIN (
-        SELECT wallet_address, token, last_key FROM ${t.walletPositions} FINAL
+        SELECT wallet_address, token, last_timestamp FROM ${t.walletPositions} FINAL
         WHERE computed_at >= {positions_since: ${DT}}
           AND (wallet_address, token) IN (
             SELECT wallet_address, leg FROM ${t.swapLocations}
             ARRAY JOIN [token_sold_address, token_bought_address] AS leg
             WHERE ${LATE_LOCATIONS(t)})
       ) AS carried ON carried.wallet_address = touched.wallet_address AND carried.token = touched.token
-      WHERE touched.first_key <= carried.last_key
+      WHERE touched.first_timestamp <= carried.last_timestamp
       UNION ALL
       SELECT wallet_address FROM ${t.swaps} FINAL WHERE ${leaving}
     ) ORDER BY wallet_address`,

@@ -31,7 +31,7 @@ export interface FullRunOptions {
 /**
  * The full computation: every pair of every wallet folded from its first leg as of `asOfMs`
  * (positions-sql.ts), the wallets in slices (walletSlices), each slice read from its own range
- * of the wallet path; then every wallet's rows (stats-query.ts), and the run recorded; readers
+ * of the wallet path; then every wallet's rows from its sums (stats-query.ts), and the run recorded; readers
  * use the latest run (latestWalletStatsRun). Its positions start a new generation: incremental
  * runs (incremental-run.ts) continue from them. The swaps are the wallet path's live rows, as
  * the wallet's own pages list them.
@@ -55,7 +55,7 @@ export async function storeWalletStats(clickhouse: ClickHouseClient, tables: Tab
   step(`positions (${slices.length} slices)`)
   await storeMarks(clickhouse, tables, query_params, 'full')
   step('marks')
-  await clickhouse.command({ query: walletStatsInsertSql(tables, `(${swaps})`, false), query_params })
+  await clickhouse.command({ query: walletStatsInsertSql(tables, false), query_params })
   step('wallet rows')
   return recordWalletStatsRun(clickhouse, tables, {
     computedAtMs,
