@@ -7,17 +7,27 @@ function statements(t: Tables): string[] {
   return [
     // A run's sums were written on every pair it folded, to be added up by wallet; a run now
     // adds them up by wallet as it folds (shared/wallet-stats/positions-sql.ts) and writes
-    // them once, on the row of the wallet's first pair (empty arrays on the others): per
-    // window, the legs' outcomes (the arrays kept), the tokens it brought into the window
-    // and the trades of the swaps it folded. A late swap is placed against the last leg's
-    // time (run-changes.ts), so the leg's full key is no longer kept.
+    // them once, on the row of the wallet's first pair (empty on the others): one tuple per
+    // window (STAT_WINDOWS order) of the trades of the swaps it folded, the legs' outcomes
+    // and the tokens it brought into the window. A late swap is placed against the last
+    // leg's time (run-changes.ts), so the leg's full key is no longer kept.
     `ALTER TABLE ${t.walletPositions} DROP COLUMN IF EXISTS last_key, DROP COLUMN IF EXISTS entered,
-      ADD COLUMN IF NOT EXISTS tokens_traded Array(UInt64),
-      ADD COLUMN IF NOT EXISTS trades Array(UInt64),
-      ADD COLUMN IF NOT EXISTS trades_without_usd Array(UInt64),
-      ADD COLUMN IF NOT EXISTS volume_usd Array(Float64),
-      ADD COLUMN IF NOT EXISTS first_trade Array(Nullable(${DT})),
-      ADD COLUMN IF NOT EXISTS last_trade Array(Nullable(${DT}))`,
+      DROP COLUMN IF EXISTS realized_pnl_usd, DROP COLUMN IF EXISTS closed_cost_usd,
+      DROP COLUMN IF EXISTS matched_proceeds_usd, DROP COLUMN IF EXISTS unmatched_proceeds_usd,
+      DROP COLUMN IF EXISTS positions_reduced, DROP COLUMN IF EXISTS positions_won,
+      ADD COLUMN IF NOT EXISTS wallet_sums Array(Tuple(
+        trades UInt64,
+        trades_without_usd UInt64,
+        volume_usd Float64,
+        matched_proceeds_usd Float64,
+        unmatched_proceeds_usd Float64,
+        closed_cost_usd Float64,
+        realized_pnl_usd Float64,
+        positions_reduced UInt64,
+        positions_won UInt64,
+        tokens_traded UInt64,
+        first_trade Nullable(${DT}),
+        last_trade Nullable(${DT})))`,
     // Marks are now compared as 45-byte keys (pair-fold-sql.ts legOrderKeyOfMs), not hex
     // text: no run may continue from positions and marks stored with the old keys, so the
     // next run is a full one (a run without positions_since has nothing to continue from).

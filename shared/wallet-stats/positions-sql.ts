@@ -113,7 +113,6 @@ function foldedSql(pairs: string): string {
 /** A wallet's sum over its folded pairs of one measure, per window. */
 const pairsSum = (measure: FoldMeasure) => perWindow((w) => `arraySum(f -> ${foldSum('f', w, measure)}, folds)`)
 
-
 /** Each pair's position after the fold: a column of wallet_positions and the wallet's array it is taken from. */
 const PAIR_COLUMNS: Readonly<Record<string, string>> = {
   token: 'tokens',
@@ -124,39 +123,41 @@ const PAIR_COLUMNS: Readonly<Record<string, string>> = {
   mark_price: 'arrayMap(m -> m.2, marks)',
 }
 
-/** The wallet's sums of the run per window (STAT_WINDOWS order): columns of wallet_positions, on the wallet's first pair. */
-const WALLET_SUMS: Readonly<Record<string, string>> = {
-  realized_pnl_usd: pairsSum('realized'),
-  closed_cost_usd: pairsSum('closed'),
-  matched_proceeds_usd: pairsSum('matched'),
-  unmatched_proceeds_usd: pairsSum('unmatched'),
-  positions_reduced: pairsSum('reduced'),
-  positions_won: pairsSum('won'),
+/**
+ * The wallet's sums of the run, each an array per window (STAT_WINDOWS order), in the order
+ * of the elements of wallet_positions.wallet_sums (migration 17): zipped into one tuple per
+ * window there.
+ */
+const WALLET_SUMS = [
+  'wallet_trades',
+  'wallet_trades_without_usd',
+  'wallet_volume_usd',
+  pairsSum('matched'),
+  pairsSum('unmatched'),
+  pairsSum('closed'),
+  pairsSum('realized'),
+  pairsSum('reduced'),
+  pairsSum('won'),
   // A pair counts in a window's tokens traded in the run whose fold brings it into the window.
-  tokens_traded: perWindow((w) => `toUInt64(arrayCount((p, carried) -> carried < ${startName(w)} AND p[-1].2 >= ${startName(w)}, pairs, carried_last_ms))`),
-  trades: 'wallet_trades',
-  trades_without_usd: 'wallet_trades_without_usd',
-  volume_usd: 'wallet_volume_usd',
-  first_trade: 'wallet_first_trade',
-  last_trade: 'wallet_last_trade',
-}
+  perWindow((w) => `toUInt64(arrayCount((p, carried) -> carried < ${startName(w)} AND p[-1].2 >= ${startName(w)}, pairs, carried_last_ms))`),
+  'wallet_first_trade',
+  'wallet_last_trade',
+]
 
 /**
  * INSERT of the folded pairs of `source` (a table or a parenthesized query with
  * SOURCE_COLUMNS): one row per pair, the wallet's sums on its first pair's row (empty on the
- * others). Parameters: as_of, computed_at (and positions_since when carried).
+ * others: one column of tuples costs a run less than an array column per measure). Parameters: as_of, computed_at (and positions_since when carried).
  */
 export function positionsInsertSql(t: Tables, source: string, start: PairStart): string {
   const pairs = start === 'zero' ? `SELECT *, ${ZERO_CARRIED} FROM (${walletPairsSql(source, 'zero')})` : carriedPairsSql(t, source)
   const perWallet = [
     ...Object.entries(PAIR_COLUMNS).map(([column, array]) => `${array} AS ${column}_array`),
-    ...Object.entries(WALLET_SUMS).map(([column, sums]) => `${sums} AS ${column}_sums`),
+    `arrayZip(${WALLET_SUMS.join(',\n      ')}) AS sums`,
   ]
-  const columns = ['wallet_address', ...Object.keys(PAIR_COLUMNS), ...Object.keys(WALLET_SUMS), 'computed_at']
+  const columns = ['wallet_address', ...Object.keys(PAIR_COLUMNS), 'wallet_sums', 'computed_at']
   return `INSERT INTO ${t.walletPositions} (${columns.join(', ')})
-SELECT wallet_address, ${Object.keys(PAIR_COLUMNS).join(', ')},
-  ${Object.keys(WALLET_SUMS).map((column) => `if(pair = 1, ${column}_sums, [])`).join(', ')},
-  {computed_at: ${DT}}
+SELECT wallet_address, ${Object.keys(PAIR_COLUMNS).join(', ')}, if(pair = 1, sums, []), {computed_at: ${DT}}
 FROM (
   WITH {as_of: ${DT}} AS as_of,
     ${windowStartsSql()}

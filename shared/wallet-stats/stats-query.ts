@@ -54,10 +54,10 @@ const SUMMED = [
 
 /** The sums of the swaps this run folded as (wallet, window) rows, from its wallets' first pairs (positions-sql.ts). */
 function runSumsPart(t: Tables): string {
-  const at = (name: string) => `${name}[i] AS ${name}`
+  const at = (name: string) => `tupleElement(sums, '${name}') AS ${name}`
   return `SELECT wallet_address, ${WINDOW_NAMES}[i] AS window, ${[...SUMMED, 'first_trade', 'last_trade'].map(at).join(', ')}
-    FROM (SELECT * FROM ${t.walletPositions} WHERE computed_at = {computed_at: ${DT}} AND notEmpty(trades))
-    ARRAY JOIN arrayEnumerate(${WINDOW_NAMES}) AS i`
+    FROM ${t.walletPositions} ARRAY JOIN wallet_sums AS sums, arrayEnumerate(wallet_sums) AS i
+    WHERE computed_at = {computed_at: ${DT}}`
 }
 
 function previousPart(t: Tables): string {
