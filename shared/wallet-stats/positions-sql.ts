@@ -7,8 +7,9 @@ import { STAT_WINDOWS, type StatWindow } from './windows.js'
  * are cut into legs and grouped by wallet; the wallet's legs, sorted by token and then in
  * fold order (pair-fold-sql.ts), are split into its pairs, and each pair is folded from zero
  * or from its carried position, as of `{as_of}`, stamped `{computed_at}`. One group per
- * wallet rather than per (wallet, token): a hundred times fewer groups, and the wallet's
- * sums of the run are added up in its own row, then written on its first pair's row.
+ * wallet rather than per (wallet, token): on the benchmark's store a hundred times fewer
+ * groups, and the wallet's sums of the run are added up in its own row, then written on
+ * its first pair's row.
  */
 
 /** The columns of a swap source: a table or query with these names (and `refold` when carried). */
@@ -147,7 +148,8 @@ const WALLET_SUMS = [
 /**
  * INSERT of the folded pairs of `source` (a table or a parenthesized query with
  * SOURCE_COLUMNS): one row per pair, the wallet's sums on its first pair's row (empty on the
- * others: one column of tuples costs a run less than an array column per measure). Parameters: as_of, computed_at (and positions_since when carried).
+ * others: one column of tuples costs a run less than an array column per measure).
+ * Parameters: as_of, computed_at (and positions_since when carried).
  */
 export function positionsInsertSql(t: Tables, source: string, start: PairStart): string {
   const pairs = start === 'zero' ? `SELECT *, ${ZERO_CARRIED} FROM (${walletPairsSql(source, 'zero')})` : carriedPairsSql(t, source)
