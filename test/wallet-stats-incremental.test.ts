@@ -69,6 +69,14 @@ describe('wallet statistics: incremental runs equal the full computation', () =>
     await deliver([late, gen.swap(AS_OF - 50 * DAY, stamp(), `0x${'ab'.repeat(20)}`)])
     await expectLikeReference(asOf, 'late swaps')
 
+    // a late swap at the very millisecond of a pair's last leg (the wallet's latest swap): the
+    // positions keep that leg's time, not its key, so the wallet is refolded whatever the hashes' order
+    const latest = [...live.values()].filter((r) => r.wallet_address === someone!.wallet_address).sort((x, y) => y.timestamp - x.timestamp)[0]!
+    const sameTime = { ...gen.swap(latest.timestamp, stamp(), latest.wallet_address), token_sold_address: latest.token_bought_address! }
+    if (sameTime.token_bought_address === sameTime.token_sold_address) sameTime.token_bought_address = latest.token_sold_address!
+    await deliver([sameTime])
+    await expectLikeReference(asOf, 'a late swap at the time of a last leg')
+
     // re-deliveries: one identical, one with another value (same key, later ingestion)
     const [a, b] = [...live.values()].slice(10, 12)
     await deliver([{ ...a!, ingested_at: stamp() }, { ...b!, value_usd: 12_345.67, ingested_at: stamp() }])
