@@ -22,7 +22,7 @@ const SLICING: Slicing = { swaps: 1_000_000, sampleEvery: 1_024 }
 async function sliceStarts(clickhouse: ClickHouseClient, tables: Tables, slicing: Slicing = SLICING): Promise<string[]> {
   const sample = await queryRows<{ wallet_address: string }>(
     clickhouse,
-    `SELECT wallet_address FROM ${tables.swapsByWallet} WHERE cityHash64(wallet_address, timestamp, hash) % {every: UInt32} = 0 ORDER BY wallet_address`,
+    `SELECT wallet_address FROM ${tables.swapsByWallet} WHERE cityHash64(wallet_address, timestamp) % {every: UInt32} = 0 ORDER BY wallet_address`,
     { every: slicing.sampleEvery },
   )
   const perSlice = Math.max(1, Math.round(slicing.swaps / slicing.sampleEvery))
