@@ -62,6 +62,11 @@ describe('wallet statistics: incremental runs equal the full computation', () =>
       await expectLikeReference(asOf, `day ${day}`)
     }
 
+    // one wallet's new swap: few wallets continued, so the carried lookup is narrowed to them
+    await deliver([gen.swap(asOf + 1, stamp(), gen.wallets[0])])
+    asOf += 1_000
+    await expectLikeReference(asOf, 'one wallet continued')
+
     // a late swap of an existing pair, before its carried position; and one of a new wallet
     const [someone] = [...live.values()]
     const late = { ...gen.swap(AS_OF - 100 * DAY, stamp(), someone!.wallet_address), token_sold_address: someone!.token_sold_address! }

@@ -4,7 +4,7 @@ import { queryRows } from '../query-rows.js'
 import type { Tables } from '../tables.js'
 import { positionsInsertSql } from './positions-sql.js'
 import { generationHasMarks, storeMarks } from './marks.js'
-import { anyLateKeys, fillRunSwaps, retractVanishedPairs, walletsToRefold } from './run-changes.js'
+import { anyLateKeys, continuedWallets, fillRunSwaps, retractVanishedPairs, walletsToRefold } from './run-changes.js'
 import { stepTimer } from './run-steps.js'
 import { walletStatsInsertSql } from './stats-query.js'
 import { storeWalletStats, swapsIngestedUntil } from './store-wallet-stats.js'
@@ -82,7 +82,9 @@ export async function updateWalletStats(
 
   await fillRunSwaps(clickhouse, tables, params)
   step('swaps to fold')
-  await clickhouse.command({ query: positionsInsertSql(tables, tables.walletRunSwaps, 'carried'), query_params: params })
+  // Narrowing the carried lookup to the continued wallets pays when they are a few of all.
+  const narrowByWallet = (await continuedWallets(clickhouse, tables)) * 4 <= previous.wallets
+  await clickhouse.command({ query: positionsInsertSql(tables, tables.walletRunSwaps, 'carried', { narrowByWallet }), query_params: params })
   step('positions')
   if (refolded.length > 0) {
     await retractVanishedPairs(clickhouse, tables, params)

@@ -108,6 +108,12 @@ export async function fillRunSwaps(clickhouse: ClickHouseClient, t: Tables, para
   })
 }
 
+/** How many wallets wallet_run_swaps continues (refold = 0). */
+export async function continuedWallets(clickhouse: ClickHouseClient, t: Tables): Promise<number> {
+  const [row] = await queryRows<{ wallets: string }>(clickhouse, `SELECT uniqExact(wallet_address) AS wallets FROM ${t.walletRunSwaps} WHERE refold = 0`)
+  return Number(row?.wallets ?? 0)
+}
+
 /** Retracts the stored pairs of the refolded wallets that this run did not write (every swap of theirs is gone). */
 export async function retractVanishedPairs(clickhouse: ClickHouseClient, t: Tables, params: Record<string, unknown>): Promise<void> {
   await clickhouse.command({
