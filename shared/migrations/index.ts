@@ -14,8 +14,8 @@ import { tokenLegsGranules } from './012_token_legs_granules.js'
 import { swapVariants } from './013_swap_variants.js'
 import { trackedWallets } from './014_tracked_wallets.js'
 import { tokenLegWallets } from './015_token_leg_wallets.js'
-import { walletSumsOnPositions } from './017_wallet_sums_on_positions.js'
 import { walletStatsMarks } from './016_wallet_stats_marks.js'
+import { walletSumsOnPositions } from './017_wallet_sums_on_positions.js'
 
 /** Every migration, in the order it applies. Add new ones at the end with the next version. */
 export const migrations: readonly Migration[] = [coreTables, timeOrderedSwaps, holdingsByToken, storedCandles, storeIdentity, deadLetterLines, holdingsByWallet, walletStats, swapVersionsFirst, walletPositions, walletRows, tokenLegsGranules, swapVariants, trackedWallets, tokenLegWallets, walletStatsMarks, walletSumsOnPositions]

@@ -10,10 +10,10 @@ import { STAT_WINDOWS, WINDOW_DAYS, type StatWindow } from './windows.js'
  *
  * - the position: quantity, cost;
  * - the outcome of the leg just folded (reduced, realized, closed cost, matched and
- *   unmatched proceeds) and its time: each step computes its leg's outcome once and adds
- *   the previous one's to the sums (ClickHouse evaluates a lambda's repeated
- *   subexpressions again, so using the outcome in the same step would compute it once per
- *   use); the last outcome is added after the fold (foldSums);
+ *   unmatched proceeds) and its time: each step computes its leg's outcome and adds the
+ *   previous one's to the sums, the last outcome after the fold (foldSum). Adding each
+ *   leg's outcome in its own step measured slower (1.5–1.7 s against 1.2–1.3 s for a slice
+ *   of 630,000 swaps);
  * - per window and measure, the sums of the legs inside the window.
  */
 
@@ -21,7 +21,14 @@ import { STAT_WINDOWS, WINDOW_DAYS, type StatWindow } from './windows.js'
 export const LEG_TUPLE = '(token, ms, hash, chain_id, side, amount, priced, usd)'
 export const LEG_ORDER = 'x -> (x.1, x.2, x.3, x.4, x.5)'
 
-const L = { ms: 'x.2', side: 'x.5', amount: 'x.6', priced: 'x.7', usd: 'x.8' } as const
+const LEG_FIELDS = ['token', 'ms', 'hash', 'chain_id', 'side', 'amount', 'priced', 'usd'] as const
+
+/** A field of the leg `leg` (an expression of LEG_TUPLE's shape). */
+export function legField(leg: string, field: (typeof LEG_FIELDS)[number]): string {
+  return `${leg}.${LEG_FIELDS.indexOf(field) + 1}`
+}
+
+const L = { ms: legField('x', 'ms'), side: legField('x', 'side'), amount: legField('x', 'amount'), priced: legField('x', 'priced'), usd: legField('x', 'usd') } as const
 
 const MEASURES = ['realized', 'closed', 'matched', 'unmatched', 'reduced', 'won'] as const
 export type FoldMeasure = (typeof MEASURES)[number]

@@ -1,5 +1,5 @@
 import type { Tables } from '../tables.js'
-import { foldCost, foldQuantity, foldSum, inWindow, LEG_ORDER, LEG_TUPLE, legOrderKeyOfMs, pairFoldSql, startName, windowStartsSql, type FoldMeasure } from './pair-fold-sql.js'
+import { foldCost, foldQuantity, foldSum, inWindow, LEG_ORDER, LEG_TUPLE, legField, legOrderKeyOfMs, pairFoldSql, startName, windowStartsSql, type FoldMeasure } from './pair-fold-sql.js'
 import { STAT_WINDOWS, type StatWindow } from './windows.js'
 
 /**
@@ -48,7 +48,7 @@ const TRADES = `${perWindow((w) => `countIf(${tradeIn(w)})`)} AS wallet_trades,
  */
 function walletPairsSql(source: string, start: PairStart): string {
   return `SELECT *,
-      arrayMap(x -> x.1, wallet_legs) AS leg_tokens,
+      arrayMap(x -> ${legField('x', 'token')}, wallet_legs) AS leg_tokens,
       arrayMap((token, previous) -> token != previous, leg_tokens, arrayPushFront(arrayPopBack(leg_tokens), '')) AS pair_starts,
       arrayFilter((token, first) -> first, leg_tokens, pair_starts) AS tokens,
       arraySplit((x, first) -> first, wallet_legs, pair_starts) AS pairs
@@ -106,11 +106,11 @@ function carriedPairsSql(t: Tables, source: string, narrowByWallet: boolean): st
 
 /** The folds, and each pair's mark candidate: its latest priced leg with an amount, or the carried one. */
 function foldedSql(pairs: string): string {
-  const leg = 'p[i]'
+  const leg = (field: Parameters<typeof legField>[1]) => legField('p[i]', field)
   return `SELECT *,
       arrayMap((p, quantity, cost) -> ${pairFoldSql('p', 'quantity', 'cost')}, pairs, carried_quantity, carried_cost) AS folds,
-      arrayMap(p -> arrayLastIndex(x -> x.7 AND x.6 > 0, p), pairs) AS mark_index,
-      arrayMap((p, i, key, price) -> if(i > 0, (${legOrderKeyOfMs(`${leg}.2`, `${leg}.3`, `${leg}.4`, `${leg}.5`)}, ${leg}.8 / toFloat64(${leg}.6)), (key, price)),
+      arrayMap(p -> arrayLastIndex(x -> ${legField('x', 'priced')} AND ${legField('x', 'amount')} > 0, p), pairs) AS mark_index,
+      arrayMap((p, i, key, price) -> if(i > 0, (${legOrderKeyOfMs(leg('ms'), leg('hash'), leg('chain_id'), leg('side'))}, ${leg('usd')} / toFloat64(${leg('amount')})), (key, price)),
         pairs, mark_index, carried_mark_key, carried_mark_price) AS marks
     FROM (${pairs})`
 }
@@ -123,7 +123,7 @@ const PAIR_COLUMNS: Readonly<Record<string, string>> = {
   token: 'tokens',
   quantity: `arrayMap(f -> ${foldQuantity('f')}, folds)`,
   cost_usd: `arrayMap(f -> ${foldCost('f')}, folds)`,
-  last_timestamp: `arrayMap(p -> fromUnixTimestamp64Milli(p[-1].2, 'UTC'), pairs)`,
+  last_timestamp: `arrayMap(p -> fromUnixTimestamp64Milli(${legField('p[-1]', 'ms')}, 'UTC'), pairs)`,
   mark_key: 'arrayMap(m -> m.1, marks)',
   mark_price: 'arrayMap(m -> m.2, marks)',
 }
@@ -144,7 +144,7 @@ const WALLET_SUMS = [
   pairsSum('reduced'),
   pairsSum('won'),
   // A pair counts in a window's tokens traded in the run whose fold brings it into the window.
-  perWindow((w) => `toUInt64(arrayCount((p, carried) -> carried < ${startName(w)} AND p[-1].2 >= ${startName(w)}, pairs, carried_last_ms))`),
+  perWindow((w) => `toUInt64(arrayCount((p, carried) -> carried < ${startName(w)} AND ${legField('p[-1]', 'ms')} >= ${startName(w)}, pairs, carried_last_ms))`),
   'wallet_first_trade',
   'wallet_last_trade',
 ]

@@ -38,19 +38,8 @@ export const WALLET_STATS_COLUMNS = [
 
 const WINDOW_NAMES = `[${STAT_WINDOWS.map((w) => `'${w}'`).join(', ')}]`
 const DT = "DateTime64(3, 'UTC')"
-/** The summed columns. */
-const SUMMED = [
-  'trades',
-  'trades_without_usd',
-  'volume_usd',
-  'matched_proceeds_usd',
-  'unmatched_proceeds_usd',
-  'closed_cost_usd',
-  'realized_pnl_usd',
-  'positions_reduced',
-  'positions_won',
-  'tokens_traded',
-] as const
+/** The summed columns: those of a row from its trades to its tokens traded. */
+const SUMMED = WALLET_STATS_COLUMNS.slice(WALLET_STATS_COLUMNS.indexOf('trades'), WALLET_STATS_COLUMNS.indexOf('tokens_traded') + 1)
 
 /** The sums of the swaps this run folded as (wallet, window) rows, from its wallets' first pairs (positions-sql.ts). */
 function runSumsPart(t: Tables): string {
