@@ -5,17 +5,18 @@ import { queryRows } from '../shared/query-rows.js'
 import type { SmartMoneyRule } from '../shared/smart-money-rules.js'
 import { MEASURE_SQL, passersByRule } from '../shared/wallet-stats/rule-passers.js'
 import type { Tables } from '../shared/tables.js'
-import { walletStatsFromRows } from '../shared/wallet-stats/compute-wallet-stats.js'
+import { walletWindowsFromRows } from '../shared/wallet-stats/compute-wallet-stats.js'
+import { openPositionsOf } from '../shared/wallet-stats/open-positions.js'
 import { WALLET_STATS_COLUMNS } from '../shared/wallet-stats/stats-query.js'
 import type { WalletStatsRow } from '../shared/wallet-stats/stats-rows.js'
 import { latestWalletStatsRun, type WalletStatsRun } from '../shared/wallet-stats/store-wallet-stats.js'
-import type { WalletStats } from '../shared/wallet-stats/wallet-stats.js'
+import type { OpenPositions, WalletWindows } from '../shared/wallet-stats/wallet-stats.js'
 
 const SELECT_LIST = WALLET_STATS_COLUMNS.map((c) => (c === 'first_trade' || c === 'last_trade' ? `toString(${c}) AS ${c}` : c)).join(', ')
 
 /**
  * The stored wallet statistics of the latest run (shared/wallet-stats/store-wallet-stats.ts):
- * a wallet's rank under a rule, and the statistics of some wallets.
+ * a wallet's rank under a rule, the statistics of some wallets, and their open positions.
  * Every read names the run, so a wallet the latest run did not see is not read from an older one.
  */
 export class SmartMoneyRepository {
@@ -51,8 +52,8 @@ export class SmartMoneyRepository {
     return Number(row?.before ?? 0) + 1
   }
 
-  /** The statistics of these wallets (those the run saw), by address: the tracked set's can be tens of thousands (listSet). */
-  async statsOf(run: WalletStatsRun, wallets: readonly string[]): Promise<Map<string, WalletStats>> {
+  /** The statistics per window of these wallets (those the run saw), by address: the tracked set's can be tens of thousands (listSet). */
+  async windowsOf(run: WalletStatsRun, wallets: readonly string[]): Promise<Map<string, WalletWindows>> {
     if (wallets.length === 0) return new Map()
     const rows = await queryRows<WalletStatsRow>(
       this.clickhouse,
@@ -60,6 +61,11 @@ export class SmartMoneyRepository {
        WHERE computed_at = {computed_at: DateTime64(3, 'UTC')} AND wallet_address IN ${listSet('wallets')}`,
       this.runParams(run, { wallets }),
     )
-    return new Map(walletStatsFromRows(rows).map((s) => [s.wallet, s]))
+    return new Map(walletWindowsFromRows(rows).map((s) => [s.wallet, s]))
+  }
+
+  /** The open positions of these wallets valued now (a wallet without stored positions is absent). */
+  openPositionsOf(run: WalletStatsRun, wallets: readonly string[]): Promise<Map<string, OpenPositions>> {
+    return openPositionsOf(this.clickhouse, this.tables, run, wallets)
   }
 }

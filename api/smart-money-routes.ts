@@ -10,7 +10,7 @@ import {
 } from '../shared/smart-money-rules.js'
 import type { TrackedWallets, TrackedWalletsFile } from '../shared/wallet-stats/tracked-wallets-file.js'
 import { trackedWalletAddresses } from '../shared/wallet-stats/tracked-generations.js'
-import { emptyWalletStats, type WalletStats, type WindowStats } from '../shared/wallet-stats/wallet-stats.js'
+import { emptyWalletStats, NO_OPEN_POSITIONS, type OpenPositions, type WalletWindows, type WindowStats } from '../shared/wallet-stats/wallet-stats.js'
 import { getSmartMoneyRules, getWalletProfile, listTrackedWallets } from './contract/endpoints/smart-money.js'
 import { parseRequest } from './contract/request-parsing.js'
 import type { SmartMoneyRepository } from './smart-money-repository.js'
@@ -61,6 +61,7 @@ export function smartMoneyRouter(deps: SmartMoneyDeps): Router {
     const { run, listed, view } = await currentSet()
     const rows = view.ordered(query)
     const page = rows.slice(query.offset, query.offset + query.limit)
+    const valued = run ? await view.openPositionsOf(page.filter((r) => r.stats).map((r) => r.wallet), (wallets) => deps.repository.openPositionsOf(run, wallets)) : new Map<string, OpenPositions>()
     res.json({
       status: 'success',
       result: page.map((r) => ({
@@ -73,7 +74,7 @@ export function smartMoneyRouter(deps: SmartMoneyDeps): Router {
               .map((rule) => verdictJson(rule.kind === 'top' ? judgeTop(rule, r.stats!, view.rank(rule.id, r.wallet)) : judgeThreshold(rule, r.stats!)))
           : [],
         stats: r.stats ? windowStatsJson(r.stats.windows[query.window]) : null,
-        unrealized_pnl_usd: r.stats ? r.stats.unrealizedPnlUsd : null,
+        unrealized_pnl_usd: valued.get(r.wallet)?.unrealizedPnlUsd ?? null,
       })),
       summary: { window: query.window, computed_at: run ? iso(run.computedAtMs) : null },
       pagination: { total: rows.length, limit: query.limit, offset: query.offset },
@@ -85,7 +86,8 @@ export function smartMoneyRouter(deps: SmartMoneyDeps): Router {
     const wallet = params.address
     // A tracked wallet's statistics and ranks are in the run's kept set; any other is read from the same run.
     const { run, listed, view } = await currentSet()
-    const stats = view.statsOf(wallet) ?? (run ? (await deps.repository.statsOf(run, [wallet])).get(wallet) : undefined) ?? emptyWalletStats(wallet)
+    const stats = view.statsOf(wallet) ?? (run ? (await deps.repository.windowsOf(run, [wallet])).get(wallet) : undefined) ?? emptyWalletStats(wallet)
+    const open = (run ? (await deps.repository.openPositionsOf(run, [wallet])).get(wallet) : undefined) ?? NO_OPEN_POSITIONS
     const verdicts: RuleVerdict[] = []
     for (const rule of deps.rules) {
       if (rule.kind === 'threshold') verdicts.push(judgeThreshold(rule, stats))
@@ -104,8 +106,8 @@ export function smartMoneyRouter(deps: SmartMoneyDeps): Router {
         labels,
         computed_at: run ? iso(run.computedAtMs) : null,
         windows: Object.fromEntries(Object.entries(stats.windows).map(([w, s]) => [w, windowStatsJson(s)])),
-        unrealized_pnl_usd: stats.unrealizedPnlUsd,
-        open_positions: stats.openPositions,
+        unrealized_pnl_usd: open.unrealizedPnlUsd,
+        open_positions: open.openPositions,
         rules: verdicts.map(verdictJson),
       },
     })
@@ -138,9 +140,9 @@ async function buildView(deps: SmartMoneyDeps, run: WalletStatsRun | null, liste
   }
   // The same set the interface's reads serve with SERVED_WALLETS=tracked (indicators/tracked-set-publisher.ts).
   const wallets = trackedWalletAddresses(listed, byRule)
-  let stats: Map<string, WalletStats> | null = null
+  let stats: Map<string, WalletWindows> | null = null
   if (run) {
-    const read = await deps.repository.statsOf(run, wallets)
+    const read = await deps.repository.windowsOf(run, wallets)
     stats = new Map(wallets.map((w) => [w, read.get(w) ?? emptyWalletStats(w)]))
   }
   return new TrackedWalletsView(trackedWalletsOf(listed, passers, stats), ranks)

@@ -1,6 +1,6 @@
 import { LISTED_LABEL } from '../shared/smart-money-rules.js'
 import type { TrackedWallets } from '../shared/wallet-stats/tracked-wallets-file.js'
-import type { WalletStats, WindowStats } from '../shared/wallet-stats/wallet-stats.js'
+import { NO_OPEN_POSITIONS, type OpenPositions, type WalletWindows, type WindowStats } from '../shared/wallet-stats/wallet-stats.js'
 import type { StatWindow } from '../shared/wallet-stats/windows.js'
 import type { WalletSort } from './contract/endpoints/smart-money.js'
 
@@ -9,7 +9,7 @@ export interface TrackedWallet {
   /** "listed" first, then the ids of the rules it passes, in rule order. */
   labels: string[]
   /** null before the first computation. */
-  stats: WalletStats | null
+  stats: WalletWindows | null
 }
 
 export interface TrackedOrder {
@@ -35,6 +35,7 @@ const SORT_VALUE: Record<WalletSort, (s: WindowStats) => number | null> = {
  */
 export class TrackedWalletsView {
   private readonly orders = new Map<string, readonly TrackedWallet[]>()
+  private readonly valued = new Map<string, OpenPositions>()
   private readonly labels: Set<string>
   private readonly byAddress: Map<string, TrackedWallet>
 
@@ -50,8 +51,21 @@ export class TrackedWalletsView {
   }
 
   /** A tracked wallet's statistics; undefined when it is not tracked or before the first run. */
-  statsOf(wallet: string): WalletStats | undefined {
+  statsOf(wallet: string): WalletWindows | undefined {
     return this.byAddress.get(wallet)?.stats ?? undefined
+  }
+
+  /**
+   * The open positions of these wallets, valued by `read` the first time the view shows them
+   * (a page's wallets, not the whole set) and the same figures after, until the next view.
+   */
+  async openPositionsOf(wallets: readonly string[], read: (wallets: string[]) => Promise<ReadonlyMap<string, OpenPositions>>): Promise<Map<string, OpenPositions>> {
+    const missing = wallets.filter((w) => !this.valued.has(w))
+    if (missing.length > 0) {
+      const got = await read(missing)
+      for (const w of missing) this.valued.set(w, got.get(w) ?? NO_OPEN_POSITIONS)
+    }
+    return new Map(wallets.map((w) => [w, this.valued.get(w)!]))
   }
 
   rank(ruleId: string, wallet: string): number | null {
@@ -90,7 +104,7 @@ function sortWallets(wallets: readonly TrackedWallet[], { window, sort, order, l
 }
 
 /** The listed wallets and the rules' passers, each once, with their labels and statistics. */
-export function trackedWalletsOf(listed: TrackedWallets, passers: ReadonlyMap<string, readonly string[]>, stats: ReadonlyMap<string, WalletStats> | null): TrackedWallet[] {
+export function trackedWalletsOf(listed: TrackedWallets, passers: ReadonlyMap<string, readonly string[]>, stats: ReadonlyMap<string, WalletWindows> | null): TrackedWallet[] {
   const labels = new Map<string, string[]>([...listed.wallets.keys()].map((w) => [w, [LISTED_LABEL]]))
   for (const [wallet, ids] of passers) labels.set(wallet, [...(labels.get(wallet) ?? []), ...ids])
   return [...labels].map(([wallet, own]) => ({ wallet, labels: own, stats: stats?.get(wallet) ?? null }))

@@ -3,8 +3,8 @@ import { dateTime64Param } from '../shared/datetime-param.js'
 import { queryRows } from '../shared/query-rows.js'
 import type { Tables } from '../shared/tables.js'
 
-const COUNTED = ['trades', 'trades_without_usd', 'positions_reduced', 'positions_won', 'tokens_traded', 'open_positions', 'first_trade', 'last_trade']
-const SUMMED = ['volume_usd', 'matched_proceeds_usd', 'unmatched_proceeds_usd', 'closed_cost_usd', 'realized_pnl_usd', 'unrealized_pnl_usd']
+const COUNTED = ['trades', 'trades_without_usd', 'positions_reduced', 'positions_won', 'tokens_traded', 'first_trade', 'last_trade']
+const SUMMED = ['volume_usd', 'matched_proceeds_usd', 'unmatched_proceeds_usd', 'closed_cost_usd', 'realized_pnl_usd']
 
 /**
  * The (wallet, window) rows of two runs side by side: how many, and how many differ (a count

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import type { WalletStats, WindowStats } from './wallet-stats/wallet-stats.js'
+import type { WalletWindows, WindowStats } from './wallet-stats/wallet-stats.js'
 import { STAT_WINDOWS, type StatWindow } from './wallet-stats/windows.js'
 
 /**
@@ -81,7 +81,7 @@ function atLeast(measure: string, value: number | null, required: number | undef
 }
 
 /** Why a wallet passes or fails a threshold rule: each minimum with its value. */
-export function judgeThreshold(rule: ThresholdRule, stats: WalletStats): RuleVerdict {
+export function judgeThreshold(rule: ThresholdRule, stats: WalletWindows): RuleVerdict {
   const w = stats.windows[rule.window]
   const checks = [
     ...atLeast('trades', w.trades, rule.min_trades),
@@ -96,7 +96,7 @@ export function judgeThreshold(rule: ThresholdRule, stats: WalletStats): RuleVer
  * Why a wallet passes or fails a top rule, given its rank (1 = largest) among the wallets
  * with a positive value (null: not ranked).
  */
-export function judgeTop(rule: TopRule, stats: WalletStats, rank: number | null): RuleVerdict {
+export function judgeTop(rule: TopRule, stats: WalletWindows, rank: number | null): RuleVerdict {
   const value = measureOf(stats.windows[rule.window], rule.measure)
   const checks: RuleCheck[] = [
     { measure: rule.measure, operator: '>', required: 0, value, passes: value !== null && value > 0 },

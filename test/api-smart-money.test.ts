@@ -14,7 +14,7 @@ const NOW = Date.now()
 const E18 = 10n ** 18n
 const usdc = addressFor('sm-usdc')
 const tok = addressFor('sm-tok')
-const [alice, bob, carol, dave, erin] = ['alice', 'bob', 'carol', 'dave', 'erin'].map((n) => addressFor(`sm-${n}`)) as [string, string, string, string, string]
+const [alice, bob, carol, dave, erin, frank] = ['alice', 'bob', 'carol', 'dave', 'erin', 'frank'].map((n) => addressFor(`sm-${n}`)) as [string, string, string, string, string, string]
 
 let n = 0
 function trade(wallet: string, side: 'buy' | 'sell', tokens: number, usd: number, daysAgo: number): SwapRowInput {
@@ -207,5 +207,20 @@ describe('smart money over HTTP', () => {
     const body = await wallets('?window=30d&label=top-2-pnl-30d')
     // dave: +20 and +1000 over 30 days: now first
     expect(body.result.map((w) => w.wallet_address)).toEqual([dave, alice])
+  })
+
+  it('open positions are valued when read, at each token\'s latest price: on the profile and on the list', async () => {
+    writeFileSync(file, `${frank} Frank holds\n`)
+    // frank holds 10 tok bought for $100; the latest priced tok leg is dave's sell a day ago: $110 a token
+    await insertSwaps(rt, [trade(frank, 'buy', 10, 100, 3)])
+    const run = await storeWalletStats(rt.clickhouse, rt.tables, NOW)
+    const profile = async () => (await getJson(`${api.baseUrl}/wallets/${frank}`)).body.result
+    expect(await profile()).toMatchObject({ unrealized_pnl_usd: 1000, open_positions: 1 })
+    await expect.poll(async () => (await wallets('?label=listed')).summary.computed_at, { timeout: 10_000, interval: 50 }).toBe(new Date(run.computedAtMs).toISOString())
+    expect((await wallets('?label=listed')).result.map((w) => [w.wallet_address, w.unrealized_pnl_usd])).toEqual([[frank, 1000]])
+    // a later buy of tok at $200 a token moves its mark: the next run's reads value frank's 10 at it
+    await insertSwaps(rt, [trade(bob, 'buy', 10, 2000, 0.5)])
+    await storeWalletStats(rt.clickhouse, rt.tables, NOW)
+    expect(await profile()).toMatchObject({ unrealized_pnl_usd: 1900, open_positions: 1 })
   })
 })

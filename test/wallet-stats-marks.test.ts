@@ -47,7 +47,7 @@ describe('wallet statistics: the marks open positions are valued at', () => {
     const statsAt = async (asOf: number) => {
       const run = await updateWalletStats(rt.clickhouse, rt.tables, asOf)
       expect(run.kind).toBe('incremental')
-      const got = await walletStatsOfRun(rt.clickhouse, rt.tables, run.computedAtMs)
+      const got = await walletStatsOfRun(rt.clickhouse, rt.tables, run)
       expectSameWallets(got, referenceWalletStats([...live.values()].map(statSwapOf), asOf), `as of ${asOf}`)
       return new Map(got.map((s) => [s.wallet, s.unrealizedPnlUsd]))
     }

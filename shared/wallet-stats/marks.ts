@@ -22,17 +22,20 @@ export type MarkUpdate = 'full' | 'exact' | 'moved'
 
 const DT = "DateTime64(3, 'UTC')"
 
-/** The tokens' marks as of this run (bound '<=') or the previous one ('<'): each token's latest row of the generation. */
-function marksSql(t: Tables, bound: '<=' | '<'): string {
+/**
+ * The tokens' marks as of the previous run (bound '<', with computed_at this run's), or the
+ * latest stored (no bound): each token's latest row of the generation.
+ */
+function marksSql(t: Tables, bound: '<' | null): string {
   return `SELECT token, latest.1 AS mark_key, latest.2 AS mark FROM (
       SELECT token, argMax((mark_key, mark_price), computed_at) AS latest FROM ${t.walletStatsMarks}
-      WHERE computed_at >= {positions_since: ${DT}} AND computed_at ${bound} {computed_at: ${DT}}
+      WHERE computed_at >= {positions_since: ${DT}}${bound === null ? '' : ` AND computed_at ${bound} {computed_at: ${DT}}`}
       GROUP BY token)
     WHERE mark_key != ''`
 }
 
-/** The marks of the run being computed (token, mark): stored by storeMarks before. */
-export const runMarksSql = (t: Tables): string => marksSql(t, '<=')
+/** The latest stored marks of the generation (token, mark): those a reader values open positions at (open-positions.ts). */
+export const latestMarksSql = (t: Tables): string => marksSql(t, null)
 
 function candidatesSql(t: Tables, rows: string): string {
   return `SELECT token, max(mark_key) AS candidate_key, argMax(mark_price, mark_key) AS candidate_price

@@ -1,5 +1,4 @@
 import type { Tables } from '../tables.js'
-import { runMarksSql } from './marks.js'
 import { STAT_WINDOWS } from './windows.js'
 
 /**
@@ -10,10 +9,8 @@ import { STAT_WINDOWS } from './windows.js'
  * - for an incremental run, the previous run's rows of every wallet not refolded: a wallet
  *   whose pairs were only continued adds this run's legs to them.
  *
- * Then every wallet's open positions valued at each token's mark as the run stored it
- * (marks.ts): the price of the token's latest priced leg (value_usd / raw amount, any
- * wallet). Parameters: as_of, computed_at, positions_since; previous_computed_at and
- * refolded (Array(String)) for an incremental run.
+ * Open positions are valued when read (open-positions.ts), not here. Parameters:
+ * computed_at; previous_computed_at and refolded (Array(String)) for an incremental run.
  */
 
 /** Columns of a (wallet, window) row, in the order the query returns them. */
@@ -32,8 +29,6 @@ export const WALLET_STATS_COLUMNS = [
   'tokens_traded',
   'first_trade',
   'last_trade',
-  'unrealized_pnl_usd',
-  'open_positions',
 ] as const
 
 const WINDOW_NAMES = `[${STAT_WINDOWS.map((w) => `'${w}'`).join(', ')}]`
@@ -56,37 +51,17 @@ function previousPart(t: Tables): string {
 }
 
 /**
- * Every wallet's open positions (quantity > 0) at their token's mark (0 without one), less
- * their cost. The marks (`marks`: the run's tokens and prices as two arrays) are looked up
- * with transform: joining every position with them took 2–6 s on the 10M store, this
- * 0.7–0.8 s. After a full run its own rows are the only ones of the generation, one per
- * pair: no FINAL.
- */
-function unrealizedSql(t: Tables, incremental: boolean): string {
-  const current = `${t.walletPositions}${incremental ? ' FINAL' : ''} WHERE computed_at >= {positions_since: ${DT}}`
-  return `SELECT wallet_address,
-        sumIf(toFloat64(quantity) * transform(token, marks.1, marks.2, 0.) - cost_usd, quantity > 0) AS unrealized,
-        countIf(quantity > 0) AS open
-      FROM ${current}
-      GROUP BY wallet_address`
-}
-
-/**
  * INSERT of a run's rows. `incremental`: whether the previous run's rows of the wallets not
  * refolded are carried.
  */
 export function walletStatsInsertSql(t: Tables, incremental: boolean): string {
-  const parts = [runSumsPart(t), ...(incremental ? [previousPart(t)] : [])]
   const columns = WALLET_STATS_COLUMNS.join(', ')
+  // A full run writes each wallet's sums once: nothing to add up.
+  if (!incremental) return `INSERT INTO ${t.walletStats} (${columns}, computed_at) SELECT ${columns}, {computed_at: ${DT}} FROM (${runSumsPart(t)})`
+  const parts = [runSumsPart(t), previousPart(t)]
   return `INSERT INTO ${t.walletStats} (${columns}, computed_at)
-WITH (SELECT (groupArray(token), groupArray(mark)) FROM (${runMarksSql(t)})) AS marks
-SELECT s.wallet_address, s.window, ${SUMMED.map((name) => `s.${name}`).join(', ')}, s.first_trade, s.last_trade,
-  ifNull(u.unrealized, 0.), ifNull(u.open, 0), {computed_at: ${DT}}
-FROM (
-  SELECT wallet_address, window, ${SUMMED.map((name) => `sum(${name}) AS ${name}`).join(', ')},
-    min(first_trade) AS first_trade, max(last_trade) AS last_trade
-  FROM (${parts.join('\n    UNION ALL\n    ')})
-  GROUP BY wallet_address, window
-) AS s
-LEFT JOIN (${unrealizedSql(t, incremental)}) AS u ON u.wallet_address = s.wallet_address`
+SELECT wallet_address, window, ${SUMMED.map((name) => `sum(${name}) AS ${name}`).join(', ')},
+  min(first_trade) AS first_trade, max(last_trade) AS last_trade, {computed_at: ${DT}}
+FROM (${parts.join('\n  UNION ALL\n  ')})
+GROUP BY wallet_address, window`
 }

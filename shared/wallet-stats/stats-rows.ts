@@ -17,8 +17,6 @@ export interface WalletStatsRow {
   tokens_traded: string | number
   first_trade: string | null
   last_trade: string | null
-  unrealized_pnl_usd: number
-  open_positions: string | number
 }
 
 /** ClickHouse's DateTime64 text (UTC) → ms. */

@@ -45,14 +45,23 @@ export interface WindowStats {
   lastTradeMs: number | null
 }
 
-/** A wallet's statistics: per window, and its open positions valued now. */
-export interface WalletStats {
+/** A wallet's statistics per window, as a run stores them. */
+export interface WalletWindows {
   wallet: string
   windows: Record<StatWindow, WindowStats>
-  /** Open positions (tracked quantity > 0) at the latest price of their token, less their cost. */
+}
+
+/** A wallet's open positions (tracked quantity > 0), valued when read (open-positions.ts). */
+export interface OpenPositions {
+  /** The open positions at the latest price of their token, less their cost. */
   unrealizedPnlUsd: number
   openPositions: number
 }
+
+/** A wallet's statistics: per window, and its open positions valued now. */
+export type WalletStats = WalletWindows & OpenPositions
+
+export const NO_OPEN_POSITIONS: OpenPositions = { unrealizedPnlUsd: 0, openPositions: 0 }
 
 /** A window without trades. */
 export function emptyWindowStats(): WindowStats {
@@ -77,5 +86,5 @@ export function emptyWindowStats(): WindowStats {
 /** A wallet without swaps: any address may be a wallet. */
 export function emptyWalletStats(wallet: string): WalletStats {
   const windows = Object.fromEntries(STAT_WINDOWS.map((w) => [w, emptyWindowStats()])) as Record<StatWindow, WindowStats>
-  return { wallet, windows, unrealizedPnlUsd: 0, openPositions: 0 }
+  return { wallet, windows, ...NO_OPEN_POSITIONS }
 }
