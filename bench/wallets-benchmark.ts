@@ -6,7 +6,8 @@
  * delivered twice; then BENCH_NEW_SWAPS more (default 100,000) by the same wallets over the
  * BENCH_STEP_MS after (default 60 s, the refresher's interval), ingested later.
  *
- * Prints, each beside a reference measured in the same run:
+ * Each timed step starts on a store at rest (mergesSettled). Prints, each beside a reference
+ * measured in the same run:
  * - the full computation (storeWalletStats) beside one plain FINAL scan of the same swaps;
  * - the incremental update after the new swaps, with the clock moved by the step
  *   (updateWalletStats), beside a FINAL scan of the new swaps; BENCH_VERIFY=1 also runs a
@@ -115,6 +116,23 @@ async function latencies(url: string): Promise<number[]> {
 }
 
 const load = () => loadavg().map((x) => x.toFixed(2)).join(' ')
+
+/**
+ * Waits until no merge of the store's parts runs (at most two minutes), as a store at rest
+ * between runs is: the refresher runs a minute apart, and a build of millions of rows leaves
+ * merges that would otherwise run through the timed step. Returns how long it waited.
+ */
+async function mergesSettled(): Promise<number> {
+  const started = performance.now()
+  while (performance.now() - started < 120_000) {
+    const [row] = await clickhouse
+      .query({ query: 'SELECT count() AS merges FROM system.merges WHERE database = {db:String}', query_params: { db: tables.database }, format: 'JSONEachRow' })
+      .then((r) => r.json<{ merges: string }>())
+    if (Number(row?.merges ?? 0) === 0) break
+    await new Promise((resolve) => setTimeout(resolve, 250))
+  }
+  return performance.now() - started
+}
 const history = (from: number, size: number, every: number, ingestDelayMs: number): SwapBatch => ({
   from,
   size,
@@ -134,6 +152,7 @@ try {
   })
   console.log(`  built in ${seconds(buildMs)}`)
 
+  console.log(`  merges settled in ${seconds(await mergesSettled())}`)
   const scanSwaps = (where = '', query_params: Record<string, unknown> = {}) =>
     timed(() => clickhouse.query({ query: `SELECT count(), sum(value_usd) FROM ${tables.swaps} FINAL ${where}`, query_params, format: 'JSONEachRow' }).then((r) => r.json()))
   const fullLoad = load()
@@ -144,6 +163,7 @@ try {
 
   // the new swaps: after the history, ingested after its re-deliveries, by the same wallets
   await insertSwaps({ from: SWAPS, size: NEW_SWAPS, every: 1, ingestDelayMs: 120_000, startMs: endMs + 1, spanMs: STEP_MS, first: SWAPS, total: NEW_SWAPS })
+  console.log(`  merges settled in ${seconds(await mergesSettled())}`)
   const updateLoad = load()
   const [, newScanMs] = await scanSwaps(`WHERE timestamp > {after: DateTime64(3, 'UTC')}`, { after: dateTime64Param(endMs) })
   const steps: string[] = []

@@ -6,7 +6,7 @@ import { positionsInsertSql } from './positions-sql.js'
 import { generationHasMarks, storeMarks } from './marks.js'
 import { anyLateKeys, continuedWallets, fillRunSwaps, retractVanishedPairs, walletsToRefold } from './run-changes.js'
 import { stepTimer } from './run-steps.js'
-import { walletStatsInsertSql } from './stats-query.js'
+import { walletStatsInsertSqls } from './stats-query.js'
 import { storeWalletStats, swapsIngestedUntil } from './store-wallet-stats.js'
 import { latestWalletStatsRun, recordWalletStatsRun, type WalletStatsRun } from './wallet-stats-runs.js'
 
@@ -93,7 +93,7 @@ export async function updateWalletStats(
   const marks = (await anyLateKeys(clickhouse, tables, params)) || !(await generationHasMarks(clickhouse, tables, params)) ? 'exact' : 'moved'
   await storeMarks(clickhouse, tables, params, marks)
   step(`marks (${marks})`)
-  await clickhouse.command({ query: walletStatsInsertSql(tables, true), query_params: params })
+  for (const query of walletStatsInsertSqls(tables, true)) await clickhouse.command({ query, query_params: params })
   step('wallet rows')
   return recordWalletStatsRun(clickhouse, tables, {
     computedAtMs: computedAt,

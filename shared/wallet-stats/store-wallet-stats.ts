@@ -5,7 +5,7 @@ import type { Tables } from '../tables.js'
 import { storeMarks } from './marks.js'
 import { stepTimer } from './run-steps.js'
 import { positionsInsertSql, SOURCE_COLUMNS } from './positions-sql.js'
-import { walletStatsInsertSql } from './stats-query.js'
+import { walletStatsInsertSqls } from './stats-query.js'
 import { walletSlices, type Slicing } from './wallet-slices.js'
 import { recordWalletStatsRun, type WalletStatsRun } from './wallet-stats-runs.js'
 
@@ -55,7 +55,7 @@ export async function storeWalletStats(clickhouse: ClickHouseClient, tables: Tab
   step(`positions (${slices.length} slices)`)
   await storeMarks(clickhouse, tables, query_params, 'full')
   step('marks')
-  await clickhouse.command({ query: walletStatsInsertSql(tables, false), query_params })
+  for (const query of walletStatsInsertSqls(tables, false)) await clickhouse.command({ query, query_params })
   step('wallet rows')
   return recordWalletStatsRun(clickhouse, tables, {
     computedAtMs,
