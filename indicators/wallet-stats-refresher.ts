@@ -31,7 +31,8 @@ export function startWalletStatsRefresher(deps: WalletStatsRefresherDeps): { sto
 
   const tick = async () => {
     try {
-      const [latest, until] = [await latestWalletStatsRun(deps.clickhouse, deps.tables), await swapsIngestedUntil(deps.clickhouse, deps.tables)]
+      const latest = await latestWalletStatsRun(deps.clickhouse, deps.tables)
+      const until = await swapsIngestedUntil(deps.clickhouse, deps.tables, latest?.swapsIngestedUntilMs ?? null)
       const now = clock()
       const stale = latest === null || now - latest.computedAtMs >= deps.maxAgeMs
       const newSwaps = until !== null && (latest?.swapsIngestedUntilMs ?? -1) < until

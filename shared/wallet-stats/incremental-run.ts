@@ -65,7 +65,7 @@ export async function updateWalletStats(
   ) {
     return storeWalletStats(clickhouse, tables, asOfMs, computedAt)
   }
-  const until = await swapsIngestedUntil(clickhouse, tables)
+  const until = await swapsIngestedUntil(clickhouse, tables, previous.swapsIngestedUntilMs)
   const params: Record<string, unknown> = {
     as_of: dateTime64Param(asOfMs),
     previous_as_of: dateTime64Param(previous.asOfMs),

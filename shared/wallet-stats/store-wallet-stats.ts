@@ -13,11 +13,17 @@ export { latestWalletStatsRun, type WalletStatsRun } from './wallet-stats-runs.j
 
 const parseTime = (text: string) => Date.parse(`${text.replace(' ', 'T')}Z`)
 
-/** The latest ingested_at of the stored swaps: a run is due when it moved. */
-export async function swapsIngestedUntil(clickhouse: ClickHouseClient, tables: Tables): Promise<number | null> {
+/**
+ * The latest ingested_at of the stored swaps: a run is due when it moved. With `sinceMs` (a
+ * previous answer), only the rows from then on are looked at (the ingested_at index skips the
+ * rest): null when there are none.
+ */
+export async function swapsIngestedUntil(clickhouse: ClickHouseClient, tables: Tables, sinceMs: number | null = null): Promise<number | null> {
   const [row] = await queryRows<{ until: string | null }>(
     clickhouse,
-    `SELECT if(count() = 0, NULL, toString(max(ingested_at))) AS until FROM ${tables.swaps}`,
+    `SELECT if(count() = 0, NULL, toString(max(ingested_at))) AS until FROM ${tables.swaps}
+     ${sinceMs === null ? '' : "WHERE ingested_at >= {since: DateTime64(3, 'UTC')}"}`,
+    sinceMs === null ? {} : { since: dateTime64Param(sinceMs) },
   )
   return row?.until ? parseTime(row.until) : null
 }
