@@ -87,7 +87,7 @@ export function smartMoneyRouter(deps: SmartMoneyDeps): Router {
     // A tracked wallet's statistics and ranks are in the run's kept set; any other is read from the same run.
     const { run, listed, view } = await currentSet()
     const stats = view.statsOf(wallet) ?? (run ? (await deps.repository.windowsOf(run, [wallet])).get(wallet) : undefined) ?? emptyWalletStats(wallet)
-    const open = (run ? (await deps.repository.openPositionsOf(run, [wallet])).get(wallet) : undefined) ?? NO_OPEN_POSITIONS
+    const open = run ? (await view.openPositionsOf([wallet], (wallets) => deps.repository.openPositionsOf(run, wallets))).get(wallet)! : NO_OPEN_POSITIONS
     const verdicts: RuleVerdict[] = []
     for (const rule of deps.rules) {
       if (rule.kind === 'threshold') verdicts.push(judgeThreshold(rule, stats))

@@ -19,6 +19,9 @@ export interface TrackedOrder {
   label?: string | undefined
 }
 
+/** How many wallets' open positions a view keeps. */
+const MAX_VALUED = 100_000
+
 const SORT_VALUE: Record<WalletSort, (s: WindowStats) => number | null> = {
   pnl: (s) => s.realizedPnlUsd,
   roi: (s) => s.roi,
@@ -56,13 +59,16 @@ export class TrackedWalletsView {
   }
 
   /**
-   * The open positions of these wallets, valued by `read` the first time the view shows them
-   * (a page's wallets, not the whole set) and the same figures after, until the next view.
+   * The open positions of these wallets (any wallet: a profile's too), valued by `read` the
+   * first time the view shows them (a page's wallets, not the whole set) and the same figures
+   * after, until the next view (the next run).
    */
   async openPositionsOf(wallets: readonly string[], read: (wallets: string[]) => Promise<ReadonlyMap<string, OpenPositions>>): Promise<Map<string, OpenPositions>> {
     const missing = wallets.filter((w) => !this.valued.has(w))
     if (missing.length > 0) {
       const got = await read(missing)
+      // Any address can be asked for: the kept figures are bounded, started over when full.
+      if (this.valued.size + missing.length > MAX_VALUED) this.valued.clear()
       for (const w of missing) this.valued.set(w, got.get(w) ?? NO_OPEN_POSITIONS)
     }
     return new Map(wallets.map((w) => [w, this.valued.get(w)!]))

@@ -51,6 +51,18 @@ describe('the tracked set of a run, in the orders asked for', () => {
     expect(view.ordered({ window: '90d', sort: 'pnl', order: 'asc' })).not.toBe(first)
   })
 
+  it('values a wallet\'s open positions the first time it is shown, and keeps the figures until the view is replaced', async () => {
+    const asked: string[][] = []
+    const read = async (wallets: string[]) => {
+      asked.push(wallets)
+      return new Map(wallets.filter((w) => w !== d).map((w) => [w, { unrealizedPnlUsd: w === a ? 12.5 : 0, openPositions: w === a ? 2 : 0 }]))
+    }
+    const fresh = new TrackedWalletsView(trackedWalletsOf(listed, passers, stats), new Map())
+    expect(await fresh.openPositionsOf([a, d], read)).toEqual(new Map([[a, { unrealizedPnlUsd: 12.5, openPositions: 2 }], [d, { unrealizedPnlUsd: 0, openPositions: 0 }]]))
+    expect((await fresh.openPositionsOf([b, a], read)).get(a)).toEqual({ unrealizedPnlUsd: 12.5, openPositions: 2 })
+    expect(asked).toEqual([[a, d], [b]])
+  })
+
   it('before the first computation every wallet has null statistics and keeps its address order', () => {
     const none = new TrackedWalletsView(trackedWalletsOf(listed, new Map(), null), new Map())
     expect(none.ordered({ window: 'all', sort: 'pnl', order: 'desc' }).map((w) => [w.wallet, w.stats])).toEqual(
