@@ -46,6 +46,9 @@ const ruleVerdictSchema = z
   .strictObject({ rule: z.string(), window: z.enum(STAT_WINDOWS), passes: z.boolean(), checks: z.array(ruleCheckSchema) })
   .meta({ id: 'RuleVerdict' })
 
+const UNREALIZED =
+  "Open positions at their token's latest swap price, less their cost: the positions as last stored, valued the first time the wallet is shown after each statistics run"
+
 const trackedWalletSchema = z
   .strictObject({
     wallet_address: lowerAddress,
@@ -53,7 +56,7 @@ const trackedWalletSchema = z
     labels: z.array(z.string()).meta({ description: '"listed" (in the tracked-wallets file) and the ids of the rules it passes' }),
     evidence: z.array(ruleVerdictSchema).meta({ description: 'For each label from a rule: the statistics behind it' }),
     stats: windowStatsSchema.nullable().meta({ description: 'Over the requested window; null before the first computation' }),
-    unrealized_pnl_usd: z.number().nullable(),
+    unrealized_pnl_usd: z.number().nullable().meta({ description: `${UNREALIZED}; null before the first computation` }),
   })
   .meta({ id: 'TrackedWallet' })
 
@@ -95,7 +98,7 @@ const walletProfileSchema = z
     labels: z.array(z.string()),
     computed_at: isoTime.nullable(),
     windows: z.strictObject(Object.fromEntries(STAT_WINDOWS.map((w) => [w, windowStatsSchema])) as Record<(typeof STAT_WINDOWS)[number], typeof windowStatsSchema>),
-    unrealized_pnl_usd: z.number().meta({ description: 'Open positions at their token\'s latest swap price, less their cost' }),
+    unrealized_pnl_usd: z.number().meta({ description: UNREALIZED }),
     open_positions: z.int(),
     rules: z.array(ruleVerdictSchema).meta({ description: 'Every rule, and why the wallet passes or fails it' }),
   })
