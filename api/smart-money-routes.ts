@@ -13,6 +13,7 @@ import { trackedWalletAddresses } from '../shared/wallet-stats/tracked-generatio
 import { emptyWalletStats, NO_OPEN_POSITIONS, type OpenPositions, type WalletWindows, type WindowStats } from '../shared/wallet-stats/wallet-stats.js'
 import { getSmartMoneyRules, getWalletProfile, listTrackedWallets } from './contract/endpoints/smart-money.js'
 import { parseRequest } from './contract/request-parsing.js'
+import { badRequest } from './http-error.js'
 import type { SmartMoneyRepository } from './smart-money-repository.js'
 import { KeptTrackedSet } from './kept-tracked-set.js'
 import { trackedWalletsOf, TrackedWalletsView } from './tracked-wallets-view.js'
@@ -58,6 +59,9 @@ export function smartMoneyRouter(deps: SmartMoneyDeps): Router {
 
   router.get('/wallets', async (req, res) => {
     const { query } = parseRequest(listTrackedWallets, req)
+    const labels = [LISTED_LABEL, ...deps.rules.map((r) => r.id)]
+    // A label no rule gives is a typo, not a label nobody carries yet.
+    if (query.label !== undefined && !labels.includes(query.label)) throw badRequest(`label: no such label "${query.label}"; the labels are ${labels.join(', ')}`)
     const { run, listed, view } = await currentSet()
     const rows = view.ordered(query)
     const page = rows.slice(query.offset, query.offset + query.limit)

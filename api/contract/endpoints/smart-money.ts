@@ -68,12 +68,12 @@ export const listTrackedWallets = defineEndpoint({
   tag: 'Smart money',
   summary: 'The tracked wallets: listed in configuration or passing a selection rule, with their labels and the statistics behind them',
   description:
-    'Sorted by the statistic `sort` over `window` (nulls last, then by address). `label` keeps the wallets carrying it ("listed" or a rule id).',
+    'Sorted by the statistic `sort` over `window` (nulls last, then by address). `label` keeps the wallets carrying it ("listed" or a configured rule id; any other label is a 400 naming the labels).',
   query: strictQuery({
     sort: z.enum(WALLET_SORTS).optional().default('pnl'),
     order: z.enum(['desc', 'asc']).optional().default('desc'),
     window: windowParam,
-    label: z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/).optional(),
+    label: z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/).optional().meta({ description: '"listed" or the id of a configured rule (GET /smart-money/rules)' }),
     limit: limitParam(),
     offset: offsetParam,
   }),
