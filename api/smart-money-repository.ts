@@ -1,4 +1,6 @@
 import type { ClickHouseClient } from '../shared/clickhouse.js'
+import { ExpiringMemory } from './expiring-memory.js'
+import { PerKeyCoalescer } from './per-key-coalescer.js'
 import { dateTime64Param } from '../shared/datetime-param.js'
 import { listSet } from '../shared/list-param.js'
 import { queryRows } from '../shared/query-rows.js'
@@ -12,6 +14,9 @@ import type { WalletStatsRow } from '../shared/wallet-stats/stats-rows.js'
 import { latestWalletStatsRun, type WalletStatsRun } from '../shared/wallet-stats/store-wallet-stats.js'
 import type { OpenPositions, WalletWindows } from '../shared/wallet-stats/wallet-stats.js'
 
+/** How long a look at the latest run is trusted: a new run is read within this. */
+const LATEST_RUN_TTL_MS = 1_000
+
 const SELECT_LIST = WALLET_STATS_COLUMNS.map((c) => (c === 'first_trade' || c === 'last_trade' ? `toString(${c}) AS ${c}` : c)).join(', ')
 
 /**
@@ -20,13 +25,23 @@ const SELECT_LIST = WALLET_STATS_COLUMNS.map((c) => (c === 'first_trade' || c ==
  * Every read names the run, so a wallet the latest run did not see is not read from an older one.
  */
 export class SmartMoneyRepository {
+  private readonly runs = new ExpiringMemory<WalletStatsRun | null>(LATEST_RUN_TTL_MS, 1)
+  private readonly lookups = new PerKeyCoalescer<WalletStatsRun | null>()
+
   constructor(
     private readonly clickhouse: ClickHouseClient,
     private readonly tables: Tables,
   ) {}
 
-  latestRun(): Promise<WalletStatsRun | null> {
-    return latestWalletStatsRun(this.clickhouse, this.tables)
+  /** The latest run, looked up at most once a second (every smart-money request starts with it). */
+  async latestRun(): Promise<WalletStatsRun | null> {
+    const known = this.runs.get('latest')
+    if (known !== undefined) return known
+    return this.lookups.run('latest', async () => {
+      const run = await latestWalletStatsRun(this.clickhouse, this.tables)
+      this.runs.set('latest', run)
+      return run
+    })
   }
 
   /** Every rule's passers in a run, by rule id (a top rule's in rank order). */
