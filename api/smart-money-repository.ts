@@ -9,7 +9,7 @@ import { MEASURE_SQL, passersByRule } from '../shared/wallet-stats/rule-passers.
 import type { Tables } from '../shared/tables.js'
 import { walletWindowsFromRows } from '../shared/wallet-stats/compute-wallet-stats.js'
 import { openPositionsOf } from '../shared/wallet-stats/open-positions.js'
-import { WALLET_STATS_COLUMNS } from '../shared/wallet-stats/stats-query.js'
+import { runRowsSql, WALLET_STATS_COLUMNS } from '../shared/wallet-stats/stats-query.js'
 import type { WalletStatsRow } from '../shared/wallet-stats/stats-rows.js'
 import { latestWalletStatsRun, type WalletStatsRun } from '../shared/wallet-stats/store-wallet-stats.js'
 import type { OpenPositions, WalletWindows } from '../shared/wallet-stats/wallet-stats.js'
@@ -59,8 +59,7 @@ export class SmartMoneyRepository {
     const measure = MEASURE_SQL[rule.measure]
     const [row] = await queryRows<{ before: string }>(
       this.clickhouse,
-      `SELECT count() AS before FROM ${this.tables.walletStats} FINAL
-       WHERE computed_at = {computed_at: DateTime64(3, 'UTC')} AND window = {window: String} AND ${measure} > 0
+      `SELECT count() AS before FROM ${runRowsSql(this.tables)} AND window = {window: String} AND ${measure} > 0
          AND (${measure} > {value: Float64} OR (${measure} = {value: Float64} AND wallet_address < {wallet: String}))`,
       this.runParams(run, { window: rule.window, value, wallet }),
     )
@@ -72,8 +71,7 @@ export class SmartMoneyRepository {
     if (wallets.length === 0) return new Map()
     const rows = await queryRows<WalletStatsRow>(
       this.clickhouse,
-      `SELECT ${SELECT_LIST} FROM ${this.tables.walletStats} FINAL
-       WHERE computed_at = {computed_at: DateTime64(3, 'UTC')} AND wallet_address IN ${listSet('wallets')}`,
+      `SELECT ${SELECT_LIST} FROM ${runRowsSql(this.tables)} AND wallet_address IN ${listSet('wallets')}`,
       this.runParams(run, { wallets }),
     )
     return new Map(walletWindowsFromRows(rows).map((s) => [s.wallet, s]))

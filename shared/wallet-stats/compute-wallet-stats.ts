@@ -2,7 +2,7 @@ import type { ClickHouseClient } from '../clickhouse.js'
 import { dateTime64Param } from '../datetime-param.js'
 import { queryRows } from '../query-rows.js'
 import type { Tables } from '../tables.js'
-import { WALLET_STATS_COLUMNS } from './stats-query.js'
+import { runRowsSql, WALLET_STATS_COLUMNS } from './stats-query.js'
 import { windowStatsOf, type WalletStatsRow } from './stats-rows.js'
 import { openPositionsOf } from './open-positions.js'
 import { storeWalletStats, type WalletStatsRun } from './store-wallet-stats.js'
@@ -15,7 +15,7 @@ const SELECT_LIST = WALLET_STATS_COLUMNS.map((c) => (c === 'first_trade' || c ==
 export async function walletStatsOfRun(clickhouse: ClickHouseClient, tables: Tables, run: WalletStatsRun): Promise<WalletStats[]> {
   const rows = await queryRows<WalletStatsRow>(
     clickhouse,
-    `SELECT ${SELECT_LIST} FROM ${tables.walletStats} FINAL WHERE computed_at = {computed_at: DateTime64(3, 'UTC')}`,
+    `SELECT ${SELECT_LIST} FROM ${runRowsSql(tables)}`,
     { computed_at: dateTime64Param(run.computedAtMs) },
   )
   const open = await openPositionsOf(clickhouse, tables, run, null)

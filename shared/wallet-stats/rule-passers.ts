@@ -3,6 +3,7 @@ import { dateTime64Param } from '../datetime-param.js'
 import { queryRows } from '../query-rows.js'
 import type { RankedMeasure, SmartMoneyRule } from '../smart-money-rules.js'
 import type { Tables } from '../tables.js'
+import { runRowsSql } from './stats-query.js'
 import type { WalletStatsRun } from './wallet-stats-runs.js'
 
 /** Each ranked measure over a stored wallet_stats row. */
@@ -14,7 +15,7 @@ export const MEASURE_SQL: Record<RankedMeasure, string> = {
 
 /** The wallets of a run passing a rule (the same conditions as judgeThreshold / judgeTop); a top rule's in rank order. */
 export async function rulePassers(clickhouse: ClickHouseClient, tables: Tables, run: WalletStatsRun, rule: SmartMoneyRule): Promise<string[]> {
-  const from = `FROM ${tables.walletStats} FINAL WHERE computed_at = {computed_at: DateTime64(3, 'UTC')} AND window = {window: String}`
+  const from = `FROM ${runRowsSql(tables)} AND window = {window: String}`
   const computed_at = dateTime64Param(run.computedAtMs)
   if (rule.kind === 'top') {
     const measure = MEASURE_SQL[rule.measure]

@@ -31,6 +31,14 @@ export const WALLET_STATS_COLUMNS = [
   'last_trade',
 ] as const
 
+/**
+ * A run's rows of wallet_stats, to read after FROM (parameter computed_at). A run writes each
+ * (wallet, window) once, so they need no FINAL; with FINAL a served run's rows would even
+ * vanish while the next run's rows of the same keys are written but not yet merged (FINAL
+ * keeps the later row, then the filter drops it).
+ */
+export const runRowsSql = (t: Tables): string => `${t.walletStats} WHERE computed_at = {computed_at: DateTime64(3, 'UTC')}`
+
 const WINDOW_NAMES = `[${STAT_WINDOWS.map((w) => `'${w}'`).join(', ')}]`
 const DT = "DateTime64(3, 'UTC')"
 /** The summed columns: those of a row from its trades to its tokens traded. */
