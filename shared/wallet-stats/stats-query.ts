@@ -13,6 +13,8 @@ import { STAT_WINDOWS } from './windows.js'
  * computed_at; previous_computed_at and refolded (Array(String)) for an incremental run.
  */
 
+const DT = "DateTime64(3, 'UTC')"
+
 /** Columns of a (wallet, window) row, in the order the query returns them. */
 export const WALLET_STATS_COLUMNS = [
   'wallet_address',
@@ -37,10 +39,9 @@ export const WALLET_STATS_COLUMNS = [
  * vanish while the next run's rows of the same keys are written but not yet merged (FINAL
  * keeps the later row, then the filter drops it).
  */
-export const runRowsSql = (t: Tables): string => `${t.walletStats} WHERE computed_at = {computed_at: DateTime64(3, 'UTC')}`
+export const runRowsSql = (t: Tables): string => `${t.walletStats} WHERE computed_at = {computed_at: ${DT}}`
 
 const WINDOW_NAMES = `[${STAT_WINDOWS.map((w) => `'${w}'`).join(', ')}]`
-const DT = "DateTime64(3, 'UTC')"
 /** The summed columns: those of a row from its trades to its tokens traded. */
 const SUMMED = WALLET_STATS_COLUMNS.slice(WALLET_STATS_COLUMNS.indexOf('trades'), WALLET_STATS_COLUMNS.indexOf('tokens_traded') + 1)
 
