@@ -1,6 +1,4 @@
 import type { ClickHouseClient } from '../shared/clickhouse.js'
-import { ExpiringMemory } from './expiring-memory.js'
-import { PerKeyCoalescer } from './per-key-coalescer.js'
 import { dateTime64Param } from '../shared/datetime-param.js'
 import { listSet } from '../shared/list-param.js'
 import { queryRows } from '../shared/query-rows.js'
@@ -9,15 +7,15 @@ import { MEASURE_SQL, passersByRule } from '../shared/wallet-stats/rule-passers.
 import type { Tables } from '../shared/tables.js'
 import { walletWindowsFromRows } from '../shared/wallet-stats/compute-wallet-stats.js'
 import { openPositionsOf } from '../shared/wallet-stats/open-positions.js'
-import { runRowsSql, WALLET_STATS_COLUMNS } from '../shared/wallet-stats/stats-query.js'
+import { RUN_ROW_SELECT_LIST, runRowsSql } from '../shared/wallet-stats/stats-query.js'
 import type { WalletStatsRow } from '../shared/wallet-stats/stats-rows.js'
 import { latestWalletStatsRun, type WalletStatsRun } from '../shared/wallet-stats/store-wallet-stats.js'
 import type { OpenPositions, WalletWindows } from '../shared/wallet-stats/wallet-stats.js'
+import { ExpiringMemory } from './expiring-memory.js'
+import { PerKeyCoalescer } from './per-key-coalescer.js'
 
 /** How long a look at the latest run is trusted: a new run is read within this. */
 const LATEST_RUN_TTL_MS = 1_000
-
-const SELECT_LIST = WALLET_STATS_COLUMNS.map((c) => (c === 'first_trade' || c === 'last_trade' ? `toString(${c}) AS ${c}` : c)).join(', ')
 
 /**
  * The stored wallet statistics of the latest run (shared/wallet-stats/store-wallet-stats.ts):
@@ -71,7 +69,7 @@ export class SmartMoneyRepository {
     if (wallets.length === 0) return new Map()
     const rows = await queryRows<WalletStatsRow>(
       this.clickhouse,
-      `SELECT ${SELECT_LIST} FROM ${runRowsSql(this.tables)} AND wallet_address IN ${listSet('wallets')}`,
+      `SELECT ${RUN_ROW_SELECT_LIST} FROM ${runRowsSql(this.tables)} AND wallet_address IN ${listSet('wallets')}`,
       this.runParams(run, { wallets }),
     )
     return new Map(walletWindowsFromRows(rows).map((s) => [s.wallet, s]))

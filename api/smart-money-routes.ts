@@ -56,6 +56,9 @@ export function smartMoneyRouter(deps: SmartMoneyDeps): Router {
 
   const sets = new KeptTrackedSet((run, listed) => buildView(deps, run, listed))
   const currentSet = async () => sets.current(await deps.repository.latestRun(), await deps.trackedWallets.current())
+  // Valued once per view (the run's), read from the store for the wallets it has not valued yet.
+  const openPositions = (view: TrackedWalletsView, run: WalletStatsRun, wallets: readonly string[]) =>
+    view.openPositionsOf(wallets, (missing) => deps.repository.openPositionsOf(run, missing))
 
   router.get('/wallets', async (req, res) => {
     const { query } = parseRequest(listTrackedWallets, req)
@@ -65,7 +68,7 @@ export function smartMoneyRouter(deps: SmartMoneyDeps): Router {
     const { run, listed, view } = await currentSet()
     const rows = view.ordered(query)
     const page = rows.slice(query.offset, query.offset + query.limit)
-    const valued = run ? await view.openPositionsOf(page.filter((r) => r.stats).map((r) => r.wallet), (wallets) => deps.repository.openPositionsOf(run, wallets)) : new Map<string, OpenPositions>()
+    const valued = run ? await openPositions(view, run, page.filter((r) => r.stats).map((r) => r.wallet)) : new Map<string, OpenPositions>()
     res.json({
       status: 'success',
       result: page.map((r) => ({
@@ -91,7 +94,7 @@ export function smartMoneyRouter(deps: SmartMoneyDeps): Router {
     // A tracked wallet's statistics and ranks are in the run's kept set; any other is read from the same run.
     const { run, listed, view } = await currentSet()
     const stats = view.statsOf(wallet) ?? (run ? (await deps.repository.windowsOf(run, [wallet])).get(wallet) : undefined) ?? emptyWalletStats(wallet)
-    const open = run ? (await view.openPositionsOf([wallet], (wallets) => deps.repository.openPositionsOf(run, wallets))).get(wallet)! : NO_OPEN_POSITIONS
+    const open = run ? (await openPositions(view, run, [wallet])).get(wallet)! : NO_OPEN_POSITIONS
     const verdicts: RuleVerdict[] = []
     for (const rule of deps.rules) {
       if (rule.kind === 'threshold') verdicts.push(judgeThreshold(rule, stats))

@@ -45,8 +45,8 @@ describe('swaps ingested until', () => {
   it('skips the granules ingested before the watermark by the ingested_at index', async () => {
     const [index] = await queryRows<{ name: string; type: string }>(
       rt.clickhouse,
-      `SELECT name, type FROM system.data_skipping_indices WHERE database = {db: String} AND table = 'swaps_by_time'`,
-      { db: rt.tables.database },
+      `SELECT name, type FROM system.data_skipping_indices WHERE database = {db: String} AND table = {table: String}`,
+      { db: rt.tables.database, table: rt.tables.swaps.slice(rt.tables.database.length + 1) },
     )
     expect(index).toEqual({ name: INGESTED_AT_INDEX, type: 'minmax' })
     const plan = await queryRows<{ explain: string }>(

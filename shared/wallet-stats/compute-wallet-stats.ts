@@ -2,20 +2,18 @@ import type { ClickHouseClient } from '../clickhouse.js'
 import { dateTime64Param } from '../datetime-param.js'
 import { queryRows } from '../query-rows.js'
 import type { Tables } from '../tables.js'
-import { runRowsSql, WALLET_STATS_COLUMNS } from './stats-query.js'
+import { RUN_ROW_SELECT_LIST, runRowsSql } from './stats-query.js'
 import { windowStatsOf, type WalletStatsRow } from './stats-rows.js'
 import { openPositionsOf } from './open-positions.js'
 import { storeWalletStats, type WalletStatsRun } from './store-wallet-stats.js'
 import { NO_OPEN_POSITIONS, type WalletStats, type WalletWindows, type WindowStats } from './wallet-stats.js'
 import type { StatWindow } from './windows.js'
 
-const SELECT_LIST = WALLET_STATS_COLUMNS.map((c) => (c === 'first_trade' || c === 'last_trade' ? `toString(${c}) AS ${c}` : c)).join(', ')
-
 /** Every wallet's statistics as stored by a run, with its open positions valued now (sorted by wallet). */
 export async function walletStatsOfRun(clickhouse: ClickHouseClient, tables: Tables, run: WalletStatsRun): Promise<WalletStats[]> {
   const rows = await queryRows<WalletStatsRow>(
     clickhouse,
-    `SELECT ${SELECT_LIST} FROM ${runRowsSql(tables)}`,
+    `SELECT ${RUN_ROW_SELECT_LIST} FROM ${runRowsSql(tables)}`,
     { computed_at: dateTime64Param(run.computedAtMs) },
   )
   const open = await openPositionsOf(clickhouse, tables, run, null)

@@ -41,6 +41,9 @@ export const WALLET_STATS_COLUMNS = [
  */
 export const runRowsSql = (t: Tables): string => `${t.walletStats} WHERE computed_at = {computed_at: ${DT}}`
 
+/** The select list of a run's rows as a WalletStatsRow reads them (stats-rows.ts: times as text). */
+export const RUN_ROW_SELECT_LIST = WALLET_STATS_COLUMNS.map((c) => (c === 'first_trade' || c === 'last_trade' ? `toString(${c}) AS ${c}` : c)).join(', ')
+
 const WINDOW_NAMES = `[${STAT_WINDOWS.map((w) => `'${w}'`).join(', ')}]`
 /** The summed columns: those of a row from its trades to its tokens traded. */
 const SUMMED = WALLET_STATS_COLUMNS.slice(WALLET_STATS_COLUMNS.indexOf('trades'), WALLET_STATS_COLUMNS.indexOf('tokens_traded') + 1)
