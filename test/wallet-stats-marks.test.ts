@@ -6,7 +6,7 @@ import { referenceWalletStats } from '../shared/wallet-stats/reference.js'
 import { storeWalletStats } from '../shared/wallet-stats/store-wallet-stats.js'
 import { addressFor, hashFor, insertSwaps, type SwapRowInput } from './support/factories.js'
 import { createTestRuntime, type TestRuntime } from './support/runtime.js'
-import { expectSameWallets, HOUR, statSwapOf } from './support/wallet-stats-cases.js'
+import { DAY, expectSameWallets, HOUR, statSwapOf } from './support/wallet-stats-cases.js'
 
 const T0 = Date.UTC(2026, 4, 1)
 const TOKEN = addressFor('marked-token')
@@ -38,7 +38,8 @@ describe('wallet statistics: the marks open positions are valued at', () => {
     ingested_at: at + 1000,
   })
 
-  it('stay the latest priced leg through a run that brings only older candidates, and go back when that leg is retracted', async () => {
+  /** The swaps a test delivered and still live, and a run compared with the reference over them. */
+  function scenario() {
     const live = new Map<string, SwapRowInput>()
     const deliver = async (rows: SwapRowInput[]) => {
       await insertSwaps(rt, rows)
@@ -51,6 +52,29 @@ describe('wallet statistics: the marks open positions are valued at', () => {
       expectSameWallets(got, referenceWalletStats([...live.values()].map(statSwapOf), asOf), `as of ${asOf}`)
       return new Map(got.map((s) => [s.wallet, s.unrealizedPnlUsd]))
     }
+    const retract = async (swap: SwapRowInput, at: number) => {
+      await rt.clickhouse.insert({
+        table: rt.tables.swapMoves,
+        values: [
+          {
+            hash: swap.hash,
+            chain_id: 1,
+            timestamp: dateTime64Param(swap.timestamp),
+            wallet_address: swap.wallet_address,
+            token_sold_address: swap.token_sold_address,
+            token_bought_address: swap.token_bought_address,
+            superseded_at: dateTime64Param(at),
+          },
+        ],
+        format: 'JSONEachRow',
+      })
+      live.delete(swap.hash)
+    }
+    return { deliver, statsAt, retract }
+  }
+
+  it('stay the latest priced leg through a run that brings only older candidates, and go back when that leg is retracted', async () => {
+    const { deliver, statsAt, retract } = scenario()
 
     // A buys 10 at $1, then B 10 at $2: the mark is $2
     const early = buy('a-early', A, T0, 10, 10)
@@ -58,33 +82,18 @@ describe('wallet statistics: the marks open positions are valued at', () => {
     await deliver([early, later])
     await storeWalletStats(rt.clickhouse, rt.tables, T0 + 2 * HOUR)
 
-    // A's only new leg has no price: its pair brings its old candidate ($1), the mark stays $2
+    // A's only new leg has no price: the run's priced legs bring no later one, the mark stays $2
     await deliver([{ ...buy('a-unpriced', A, T0 + 3 * HOUR, 1, null), ingested_at: T0 + 3 * HOUR + 1000 }])
     const moved = await statsAt(T0 + 4 * HOUR)
     expect(moved.get(A)).toBeCloseTo(10 * 2 - 10, 9)
 
     // B's swap is retracted: the mark is A's $1 again
-    await rt.clickhouse.insert({
-      table: rt.tables.swapMoves,
-      values: [
-        {
-          hash: later.hash,
-          chain_id: 1,
-          timestamp: dateTime64Param(later.timestamp),
-          wallet_address: B,
-          token_sold_address: USD,
-          token_bought_address: TOKEN,
-          superseded_at: dateTime64Param(T0 + 4 * HOUR + 500),
-        },
-      ],
-      format: 'JSONEachRow',
-    })
-    live.delete(later.hash)
+    await retract(later, T0 + 4 * HOUR + 500)
     const back = await statsAt(T0 + 5 * HOUR)
     expect(back.get(A)).toBeCloseTo(10 * 1 - 10, 9)
 
-    // a store whose runs stored no marks (computed before migration 16): the next run reads
-    // every candidate, so a token no new swap touches keeps its mark
+    // a store whose runs stored no marks (computed before migration 16): the next run finds
+    // every token's, so a token no new swap touches keeps its mark
     const other = addressFor('marks-other-token')
     await deliver([{ ...buy('b-other', B, T0 + 6 * HOUR, 4, 8), token_bought_address: other }])
     await statsAt(T0 + 7 * HOUR)
@@ -92,5 +101,24 @@ describe('wallet statistics: the marks open positions are valued at', () => {
     await deliver([buy('b-more', B, T0 + 8 * HOUR, 1, 3)])
     const upgraded = await statsAt(T0 + 9 * HOUR)
     expect(upgraded.get(B)).toBeCloseTo(1 * 3 - 3 + (4 * 2 - 8), 9)
+  })
+
+  it('of a token without a priced leg in the last day are found in the whole history, in a full run and after a retraction', async () => {
+    for (const table of [rt.tables.swaps, rt.tables.swapLocations, rt.tables.swapsByWallet, rt.tables.walletStatsMarks]) {
+      await rt.clickhouse.command({ query: `TRUNCATE TABLE ${table}` })
+    }
+    const { deliver, statsAt, retract } = scenario()
+    // A buys 10 at $1, B 10 at $2, then A 1 without a price: the mark is B's $2, days before the runs
+    const first = buy('old-a', A, T0, 10, 10)
+    const second = buy('old-b', B, T0 + HOUR, 10, 20)
+    await deliver([first, second, buy('old-a-unpriced', A, T0 + 2 * HOUR, 1, null)])
+    const full = await storeWalletStats(rt.clickhouse, rt.tables, T0 + 5 * DAY)
+    const fullA = (await walletStatsOfRun(rt.clickhouse, rt.tables, full)).find((s) => s.wallet === A)
+    expect(fullA?.unrealizedPnlUsd).toBeCloseTo(10 * 2 - 10, 9)
+
+    // B's swap is retracted: A's $1, five days old, is the mark again
+    await retract(second, Date.now())
+    const back = await statsAt(T0 + 6 * DAY)
+    expect(back.get(A)).toBeCloseTo(10 * 1 - 10, 9)
   })
 })

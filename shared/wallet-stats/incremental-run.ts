@@ -6,6 +6,7 @@ import { positionsInsertSql } from './positions-sql.js'
 import { generationHasMarks, storeMarks } from './marks.js'
 import { anyLateKeys, continuedWallets, fillRunSwaps, retractVanishedPairs, walletsToRefold } from './run-changes.js'
 import { stepTimer } from './run-steps.js'
+import { runWrite } from './run-write.js'
 import { walletStatsInsertSqls } from './stats-query.js'
 import { storeWalletStats, swapsIngestedUntil } from './store-wallet-stats.js'
 import { latestWalletStatsRun, recordWalletStatsRun, type WalletStatsRun } from './wallet-stats-runs.js'
@@ -38,9 +39,8 @@ async function positionsAreThePreviousRuns(clickhouse: ClickHouseClient, t: Tabl
  * - a wallet with a pair touched at or before that leg (a late, re-delivered, retracted or
  *   moved swap), or with a swap leaving a window as the clock moved, is refolded from its
  *   first swap, so its figures are exactly those of a full computation;
- * - every wallet's open positions are valued again at the tokens' latest marks (marks.ts:
- *   only the tokens whose mark moved are looked at, unless a late swap may have taken one's
- *   latest priced leg away).
+ * - the tokens' marks are moved on from the run's swaps (marks.ts), and found again for the
+ *   tokens of a late swap, which may have taken one's latest priced leg away.
  *
  * A full run (storeWalletStats) instead when there is no previous run with positions, the
  * clock went back, a crashed run left positions behind, or more than maxRefoldedWallets
@@ -84,16 +84,16 @@ export async function updateWalletStats(
   step('swaps to fold')
   // Narrowing the carried lookup to the continued wallets pays when they are a few of all.
   const narrowByWallet = (await continuedWallets(clickhouse, tables)) * 4 <= previous.wallets
-  await clickhouse.command({ query: positionsInsertSql(tables, tables.walletRunSwaps, 'carried', { narrowByWallet }), query_params: params })
+  await runWrite(clickhouse, positionsInsertSql(tables, tables.walletRunSwaps, 'carried', { narrowByWallet }), params)
   step('positions')
   if (refolded.length > 0) {
     await retractVanishedPairs(clickhouse, tables, params)
     step('vanished pairs')
   }
-  const marks = (await anyLateKeys(clickhouse, tables, params)) || !(await generationHasMarks(clickhouse, tables, params)) ? 'exact' : 'moved'
+  const marks = !(await generationHasMarks(clickhouse, tables, params)) ? 'full' : (await anyLateKeys(clickhouse, tables, params)) ? 'exact' : 'moved'
   await storeMarks(clickhouse, tables, params, marks)
   step(`marks (${marks})`)
-  for (const query of walletStatsInsertSqls(tables, true)) await clickhouse.command({ query, query_params: params })
+  for (const query of walletStatsInsertSqls(tables, true)) await runWrite(clickhouse, query, params)
   step('wallet rows')
   return recordWalletStatsRun(clickhouse, tables, {
     computedAtMs: computedAt,

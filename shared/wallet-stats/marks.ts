@@ -1,26 +1,41 @@
 import type { ClickHouseClient } from '../clickhouse.js'
 import { queryRows } from '../query-rows.js'
 import type { Tables } from '../tables.js'
+import { legOrderKeyOfMs } from './pair-fold-sql.js'
+import { lateTokensSql } from './run-changes.js'
+import { runWrite } from './run-write.js'
 
 /**
- * Each token's mark: the price (value_usd / raw amount) of its latest priced leg, any wallet's,
- * the greatest of the pairs' mark candidates (positions-sql.ts). A run stores the marks it
- * set in wallet_stats_marks (migration 16) after writing its positions, so that an
- * incremental run values every open position without reading every pair's candidate:
+ * Each token's mark: the price (value_usd / raw amount) of its latest priced leg with an
+ * amount, any wallet's, among the live swaps at or before the run's time, legs ordered as
+ * the fold orders them (legOrderKeyOfMs). A run stores the marks it sets in
+ * wallet_stats_marks (migration 16); readers value open positions at each token's latest
+ * (open-positions.ts).
  *
- * - `full`: every token's mark from the run's own positions (a full run);
- * - `exact`: every token's from the generation's positions (FINAL), and '' for a token that
- *   had one and has none now (an incremental run after a late, re-delivered, moved or
- *   retracted swap, which can take a token's latest priced leg away);
- * - `moved`: the tokens whose mark the run's positions move later. Without such a swap the
- *   legs before the previous run are as it saw them, and the run only adds legs, so a mark
- *   can only move later.
+ * Marks are found from the swaps, not from the positions, which carried each pair's
+ * candidate until migration 20: an incremental run read those candidates with every carried
+ * position (0.2 s of its lookup on the benchmark's store) and a full run wrote one per pair.
+ * A token's latest priced leg is nearly always recent, so the swaps of the last day
+ * (swaps_by_time's time order) settle most tokens; only the others are looked for in the
+ * whole history.
  *
- * Parameters: computed_at, positions_since.
+ * - `full`: every token of the generation's positions (a full run, or a generation stored
+ *   before migration 16);
+ * - `moved`: the tokens whose latest priced leg among the run's swaps is later than their
+ *   previous mark. Without a late key the legs before the previous run are as it saw them
+ *   and the run only adds legs, so a mark can only move later;
+ * - `exact`: after a late, re-delivered, moved or retracted swap, which can take a token's
+ *   latest priced leg away or change its price: the tokens of those swaps' variants are
+ *   found again ('' stored for one that has none now), the others as `moved`.
+ *
+ * Parameters: as_of, computed_at, positions_since (and those of run-changes.ts for `exact`).
  */
 export type MarkUpdate = 'full' | 'exact' | 'moved'
 
 const DT = "DateTime64(3, 'UTC')"
+const RECENT_DAYS = 1
+
+const INSERT = (t: Tables) => `INSERT INTO ${t.walletStatsMarks} (token, mark_key, mark_price, computed_at)`
 
 /**
  * The tokens' marks as of the previous run (bound '<', with computed_at this run's), or the
@@ -37,32 +52,74 @@ function marksSql(t: Tables, bound: '<' | null): string {
 /** The latest stored marks of the generation (token, mark): those a reader values open positions at (open-positions.ts). */
 export const latestMarksSql = (t: Tables): string => marksSql(t, null)
 
-function candidatesSql(t: Tables, rows: string): string {
-  return `SELECT token, max(mark_key) AS candidate_key, argMax(mark_price, mark_key) AS candidate_price
-    FROM ${rows} AND mark_key != '' GROUP BY token`
+/** Each token's latest priced leg with an amount among the swaps of `source` (token, mark_key, mark_price), the tokens' legs kept by `keep` (of `token`). */
+function latestPricedLegsSql(source: string, keep: string): string {
+  const key = legOrderKeyOfMs('toUnixTimestamp64Milli(timestamp)', 'hash', 'chain_id', 'side')
+  return `SELECT token, max(key) AS mark_key, argMax(price, key) AS mark_price FROM (
+      SELECT leg.1 AS token, leg.2 AS side, ${key} AS key, value_usd / toFloat64(leg.3) AS price
+      FROM ${source}
+      ARRAY JOIN [(token_sold_address, toUInt8(0), token_sold_amount), (token_bought_address, toUInt8(1), token_bought_amount)] AS leg
+      WHERE value_usd IS NOT NULL AND leg.3 > 0 AND ${keep})
+    GROUP BY token`
 }
 
-const INSERT = (t: Tables) => `INSERT INTO ${t.walletStatsMarks} (token, mark_key, mark_price, computed_at)`
+/** The live swaps at or before as_of, of its last `days` days (null: all). */
+const liveSwaps = (t: Tables, days: number | null) =>
+  `(SELECT * FROM ${t.swaps} FINAL WHERE timestamp <= {as_of: ${DT}}${days === null ? '' : ` AND timestamp > {as_of: ${DT}} - toIntervalDay(${days})`})`
+
+/**
+ * Stores the marks of the tokens `tokens` (a query of one column, token): from the last
+ * day's swaps, then from the whole history for the tokens the last day has no priced leg of.
+ */
+async function findMarks(clickhouse: ClickHouseClient, t: Tables, params: Record<string, unknown>, tokens: string): Promise<void> {
+  await runWrite(clickhouse, `${INSERT(t)} SELECT *, {computed_at: ${DT}} FROM (${latestPricedLegsSql(liveSwaps(t, RECENT_DAYS), `token IN (${tokens})`)})`, params)
+  const [row] = await queryRows<{ missing: string[] }>(
+    clickhouse,
+    `SELECT groupArray(token) AS missing FROM (${tokens})
+     WHERE token NOT IN (SELECT token FROM ${t.walletStatsMarks} WHERE computed_at = {computed_at: ${DT}})`,
+    params,
+  )
+  const missing = row?.missing ?? []
+  if (missing.length === 0) return
+  const older = `(SELECT * FROM ${liveSwaps(t, null)} WHERE token_sold_address IN {missing: Array(String)} OR token_bought_address IN {missing: Array(String)})`
+  await runWrite(clickhouse, `${INSERT(t)} SELECT *, {computed_at: ${DT}} FROM (${latestPricedLegsSql(older, 'token IN {missing: Array(String)}')})`, {
+    ...params,
+    missing,
+  })
+}
+
+/** Stores the marks the run moves later (its swaps in wallet_run_swaps), of the tokens `keep` (of `token`) keeps. */
+async function storeMovedMarks(clickhouse: ClickHouseClient, t: Tables, params: Record<string, unknown>, keep: string): Promise<void> {
+  await runWrite(
+    clickhouse,
+    `${INSERT(t)}
+      SELECT c.token, c.mark_key, c.mark_price, {computed_at: ${DT}}
+      FROM (${latestPricedLegsSql(t.walletRunSwaps, keep)}) AS c
+      LEFT JOIN (${marksSql(t, '<')}) AS p ON p.token = c.token
+      WHERE c.mark_key > p.mark_key`,
+    params,
+  )
+}
 
 /** Stores the marks the run sets (after its positions are written). */
 export async function storeMarks(clickhouse: ClickHouseClient, t: Tables, params: Record<string, unknown>, update: MarkUpdate): Promise<void> {
-  const own = `${t.walletPositions} WHERE computed_at = {computed_at: ${DT}}`
-  const generation = `${t.walletPositions} FINAL WHERE computed_at >= {positions_since: ${DT}}`
-  const run = (query: string) => clickhouse.command({ query, query_params: params })
-  if (update === 'moved') {
-    await run(`${INSERT(t)}
-      SELECT c.token, c.candidate_key, c.candidate_price, {computed_at: ${DT}}
-      FROM (${candidatesSql(t, own)}) AS c
-      LEFT JOIN (${marksSql(t, '<')}) AS p ON p.token = c.token
-      WHERE c.candidate_key > p.mark_key`)
+  if (update === 'full') {
+    await findMarks(clickhouse, t, params, `SELECT DISTINCT token FROM ${t.walletPositions} WHERE computed_at >= {positions_since: ${DT}}`)
     return
   }
-  await run(`${INSERT(t)} SELECT token, candidate_key, candidate_price, {computed_at: ${DT}} FROM (${candidatesSql(t, update === 'full' ? own : generation)})`)
-  if (update === 'exact') {
-    await run(`${INSERT(t)}
-      SELECT token, '', 0., {computed_at: ${DT}} FROM (${marksSql(t, '<')})
-      WHERE token NOT IN (SELECT token FROM ${t.walletStatsMarks} WHERE computed_at = {computed_at: ${DT}})`)
+  if (update === 'moved') {
+    await storeMovedMarks(clickhouse, t, params, '1')
+    return
   }
+  const late = lateTokensSql(t)
+  await findMarks(clickhouse, t, params, late)
+  await runWrite(
+    clickhouse,
+    `${INSERT(t)} SELECT token, '', 0., {computed_at: ${DT}} FROM (${late})
+      WHERE token NOT IN (SELECT token FROM ${t.walletStatsMarks} WHERE computed_at = {computed_at: ${DT}})`,
+    params,
+  )
+  await storeMovedMarks(clickhouse, t, params, `token NOT IN (${late})`)
 }
 
 /** Whether the generation has stored marks (a store computed before migration 16 has none until its next full run). */

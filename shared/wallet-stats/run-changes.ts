@@ -33,6 +33,10 @@ const LATE_KEYS = (t: Tables) => `(SELECT timestamp, hash, chain_id FROM ${t.swa
 const LATE_LOCATIONS = (t: Tables) =>
   `hash IN (SELECT hash FROM ${LATE_KEYS(t)}) AND (timestamp, hash, chain_id) IN ${LATE_KEYS(t)}`
 
+/** The tokens of every delivered variant of the late keys (one column, token): a late key can move their marks back (marks.ts). */
+export const lateTokensSql = (t: Tables): string =>
+  `SELECT DISTINCT leg AS token FROM ${t.swapLocations} ARRAY JOIN [token_sold_address, token_bought_address] AS leg WHERE ${LATE_LOCATIONS(t)}`
+
 /** Whether any key changed at or before the previous run's time (LATE_KEYS): a late, re-delivered, moved or retracted swap. */
 export async function anyLateKeys(clickhouse: ClickHouseClient, t: Tables, params: Record<string, unknown>): Promise<boolean> {
   const [row] = await queryRows<{ late: string }>(clickhouse, `SELECT count() AS late FROM ${LATE_KEYS(t)}`, params)

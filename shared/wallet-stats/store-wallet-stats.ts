@@ -4,6 +4,7 @@ import { queryRows } from '../query-rows.js'
 import type { Tables } from '../tables.js'
 import { storeMarks } from './marks.js'
 import { stepTimer } from './run-steps.js'
+import { runWrite } from './run-write.js'
 import { positionsInsertSql, SOURCE_COLUMNS } from './positions-sql.js'
 import { walletStatsInsertSqls } from './stats-query.js'
 import { walletSlices, type Slicing } from './wallet-slices.js'
@@ -51,17 +52,12 @@ export async function storeWalletStats(clickhouse: ClickHouseClient, tables: Tab
   const slices = await walletSlices(clickhouse, tables, options.slicing)
   step('slices')
   for (const slice of slices) {
-    // A run writes each pair once: nothing for the insert itself to deduplicate.
-    await clickhouse.command({
-      query: positionsInsertSql(tables, `(${swaps} AND ${slice.condition})`, 'zero'),
-      query_params: { ...query_params, ...slice.params },
-      clickhouse_settings: { optimize_on_insert: 0 },
-    })
+    await runWrite(clickhouse, positionsInsertSql(tables, `(${swaps} AND ${slice.condition})`, 'zero'), { ...query_params, ...slice.params })
   }
   step(`positions (${slices.length} slices)`)
   await storeMarks(clickhouse, tables, query_params, 'full')
   step('marks')
-  for (const query of walletStatsInsertSqls(tables, false)) await clickhouse.command({ query, query_params })
+  for (const query of walletStatsInsertSqls(tables, false)) await runWrite(clickhouse, query, query_params)
   step('wallet rows')
   return recordWalletStatsRun(clickhouse, tables, {
     computedAtMs,
