@@ -7,7 +7,7 @@ import { generationHasMarks, storeMarks } from './marks.js'
 import { anyLateKeys, continuedWallets, fillRunSwaps, retractVanishedPairs, walletsToRefold } from './run-changes.js'
 import { stepTimer } from './run-steps.js'
 import { runWrite } from './run-write.js'
-import { walletStatsInsertSqls } from './stats-query.js'
+import { walletStatsInsertSql } from './stats-query.js'
 import { storeWalletStats, swapsIngestedUntil } from './store-wallet-stats.js'
 import { latestWalletStatsRun, recordWalletStatsRun, type WalletStatsRun } from './wallet-stats-runs.js'
 
@@ -93,7 +93,7 @@ export async function updateWalletStats(
   const marks = !(await generationHasMarks(clickhouse, tables, params)) ? 'full' : (await anyLateKeys(clickhouse, tables, params)) ? 'exact' : 'moved'
   await storeMarks(clickhouse, tables, params, marks)
   step(`marks (${marks})`)
-  for (const query of walletStatsInsertSqls(tables, true)) await runWrite(clickhouse, query, params)
+  await runWrite(clickhouse, walletStatsInsertSql(tables, true), params)
   step('wallet rows')
   return recordWalletStatsRun(clickhouse, tables, {
     computedAtMs: computedAt,

@@ -2,7 +2,7 @@ import type { Tables } from '../tables.js'
 import { STAT_WINDOWS } from './windows.js'
 
 /**
- * A run's (wallet, window) rows of wallet_stats, summed from two parts:
+ * A run's (wallet, window) rows of wallet_stats, from two parts:
  *
  * - the sums of the swaps this run folded (written on each wallet's first pair,
  *   positions-sql.ts): the legs' outcomes, the pairs it brought into the window, the trades;
@@ -56,35 +56,31 @@ function runSumsPart(t: Tables): string {
     WHERE computed_at = {computed_at: ${DT}}`
 }
 
-/** The wallets whose sums this run wrote (a wallet's first pair carries them). */
-const RUN_WALLETS = (t: Tables) => `(SELECT wallet_address FROM ${t.walletPositions} WHERE computed_at = {computed_at: ${DT}} AND notEmpty(wallet_sums))`
-
-/** The previous run's rows of the wallets not refolded: of those this run continued (`touched`), or of the others. */
-function previousPart(t: Tables, touched: boolean): string {
-  return `SELECT wallet_address, window, ${SUMMED.join(', ')}, first_trade, last_trade
+/** The previous run's rows of the wallets not refolded. */
+const previousRowsSql = (t: Tables) => `SELECT wallet_address, window, ${SUMMED.join(', ')}, first_trade, last_trade
     FROM ${t.walletStats}
-    WHERE computed_at = {previous_computed_at: ${DT}} AND wallet_address NOT IN {refolded: Array(String)}
-      AND wallet_address ${touched ? 'IN' : 'NOT IN'} ${RUN_WALLETS(t)}`
-}
+    WHERE computed_at = {previous_computed_at: ${DT}} AND wallet_address NOT IN {refolded: Array(String)}`
+
+/** The earlier or later of two times either of which may be NULL (none), as min or max over both would give. */
+const earlierOf = (x: string, y: string) => `if(${x} IS NULL OR ${y} < ${x}, ${y}, ${x})`
+const laterOf = (x: string, y: string) => `if(${x} IS NULL OR ${y} > ${x}, ${y}, ${x})`
 
 /**
- * The INSERTs of a run's rows. A full run writes each wallet's sums once: nothing to add up.
- * An incremental run adds its sums to the previous rows of the wallets it folded, and copies
- * the previous rows of the others (about a third of the wallets after a minute on the
- * benchmark's store): copied apart, they skip the adding up.
+ * The INSERT of a run's rows. A full run writes each wallet's sums once: nothing to add up.
+ * An incremental run joins the previous rows of the wallets not refolded with its sums, in
+ * one pass: a wallet it folded and had rows adds its sums to them, a wallet it did not fold
+ * keeps its row (no sums: zeros), a refolded or new wallet has only its sums. One join
+ * measured 0.05–0.1 s less than adding up a union and copying the others apart.
  */
-export function walletStatsInsertSqls(t: Tables, incremental: boolean): string[] {
+export function walletStatsInsertSql(t: Tables, incremental: boolean): string {
   const columns = WALLET_STATS_COLUMNS.join(', ')
   const into = `INSERT INTO ${t.walletStats} (${columns}, computed_at)`
-  if (!incremental) return [`${into} SELECT ${columns}, {computed_at: ${DT}} FROM (${runSumsPart(t)})`]
-  return [
-    `${into}
-SELECT wallet_address, window, ${SUMMED.map((name) => `sum(${name}) AS ${name}`).join(', ')},
-  min(first_trade) AS first_trade, max(last_trade) AS last_trade, {computed_at: ${DT}}
-FROM (${runSumsPart(t)}
-  UNION ALL
-  ${previousPart(t, true)})
-GROUP BY wallet_address, window`,
-    `${into} SELECT ${columns}, {computed_at: ${DT}} FROM (${previousPart(t, false)})`,
-  ]
+  if (!incremental) return `${into} SELECT ${columns}, {computed_at: ${DT}} FROM (${runSumsPart(t)})`
+  // Unmatched, a side's columns are their types' defaults: '' for the keys, 0 for the sums, NULL for the times.
+  return `${into}
+SELECT if(p.wallet_address = '', r.wallet_address, p.wallet_address), if(p.wallet_address = '', r.window, p.window),
+  ${SUMMED.map((name) => `p.${name} + r.${name}`).join(', ')},
+  ${earlierOf('p.first_trade', 'r.first_trade')}, ${laterOf('p.last_trade', 'r.last_trade')}, {computed_at: ${DT}}
+FROM (${previousRowsSql(t)}) AS p
+FULL OUTER JOIN (${runSumsPart(t)}) AS r ON r.wallet_address = p.wallet_address AND r.window = p.window`
 }

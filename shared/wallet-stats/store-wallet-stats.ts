@@ -6,7 +6,7 @@ import { storeMarks } from './marks.js'
 import { stepTimer } from './run-steps.js'
 import { runWrite } from './run-write.js'
 import { positionsInsertSql, SOURCE_COLUMNS } from './positions-sql.js'
-import { walletStatsInsertSqls } from './stats-query.js'
+import { walletStatsInsertSql } from './stats-query.js'
 import { walletSlices, type Slicing } from './wallet-slices.js'
 import { recordWalletStatsRun, type WalletStatsRun } from './wallet-stats-runs.js'
 
@@ -57,7 +57,7 @@ export async function storeWalletStats(clickhouse: ClickHouseClient, tables: Tab
   step(`positions (${slices.length} slices)`)
   await storeMarks(clickhouse, tables, query_params, 'full')
   step('marks')
-  for (const query of walletStatsInsertSqls(tables, false)) await runWrite(clickhouse, query, query_params)
+  await runWrite(clickhouse, walletStatsInsertSql(tables, false), query_params)
   step('wallet rows')
   return recordWalletStatsRun(clickhouse, tables, {
     computedAtMs,
