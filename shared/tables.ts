@@ -32,8 +32,10 @@ export interface Tables {
   /** Every wallet's statistics per window, and the runs that computed them (migration 8). */
   walletStats: string
   walletStatsRuns: string
-  /** Each (wallet, token)'s carried position, and the swaps a statistics run folds (migration 10). */
+  /** Each (wallet, token)'s carried position (migration 21), and the swaps a statistics run folds (migration 10). */
   walletPositions: string
+  /** The carried positions keyed by address text (migrations 10 to 20; dropped by 21). */
+  legacyWalletPositions: string
   walletRunSwaps: string
   /** Each token's mark as the statistics runs set it (migration 16). */
   walletStatsMarks: string
@@ -66,7 +68,8 @@ export function tablesFor(database: string): Tables {
     deadLetters: q('dead_letters'),
     walletStats: q('wallet_stats'),
     walletStatsRuns: q('wallet_stats_runs'),
-    walletPositions: q('wallet_positions'),
+    walletPositions: q('wallet_token_positions'),
+    legacyWalletPositions: q('wallet_positions'),
     walletRunSwaps: q('wallet_run_swaps'),
     walletStatsMarks: q('wallet_stats_marks'),
     trackedWallets: q('tracked_wallets'),

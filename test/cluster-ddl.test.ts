@@ -40,7 +40,7 @@ const EXPECTED_SHARDING_KEYS: Record<string, string> = {
   store_identity: 'cityHash64(id)',
   wallet_stats: 'cityHash64(wallet_address)',
   wallet_stats_runs: 'cityHash64(computed_at)',
-  wallet_positions: 'cityHash64(wallet_address)',
+  wallet_token_positions: 'cityHash64(wallet_address)',
   wallet_run_swaps: 'cityHash64(wallet_address)',
   wallet_stats_marks: 'cityHash64(token)',
   tracked_wallets: 'cityHash64(wallet_address)',

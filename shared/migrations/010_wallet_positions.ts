@@ -11,7 +11,7 @@ function statements(t: Tables): string[] {
     // run (STAT_WINDOWS order). FINAL keeps a pair's latest run; is_deleted retracts a pair
     // whose every swap was retracted. Rows older than the runs' generation (the latest full
     // run) are ignored, so a full run need not delete anything first.
-    `CREATE TABLE IF NOT EXISTS ${t.walletPositions} (
+    `CREATE TABLE IF NOT EXISTS ${t.legacyWalletPositions} (
       wallet_address String,
       token String,
       quantity UInt256,
@@ -53,4 +53,10 @@ function statements(t: Tables): string[] {
 }
 
 /** Carried (wallet, token) positions, so that a run after new swaps folds only the pairs they touch (issue 13). */
-export const walletPositions: Migration = { version: 10, name: 'wallet_positions', statements }
+export const walletPositions: Migration = {
+  version: 10,
+  name: 'wallet_positions',
+  statements,
+  // A cluster is created at the current layout: its positions table is migration 21's.
+  cluster: { statements: (t) => statements(t).filter((sql) => !sql.includes(t.legacyWalletPositions)), run: false },
+}

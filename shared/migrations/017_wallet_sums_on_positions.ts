@@ -11,7 +11,7 @@ function statements(t: Tables): string[] {
     // window (STAT_WINDOWS order) of the trades of the swaps it folded, the legs' outcomes
     // and the tokens it brought into the window. A late swap is placed against the last
     // leg's time (run-changes.ts), so the leg's full key is no longer kept.
-    `ALTER TABLE ${t.walletPositions} DROP COLUMN IF EXISTS last_key, DROP COLUMN IF EXISTS entered,
+    `ALTER TABLE ${t.legacyWalletPositions} DROP COLUMN IF EXISTS last_key, DROP COLUMN IF EXISTS entered,
       DROP COLUMN IF EXISTS realized_pnl_usd, DROP COLUMN IF EXISTS closed_cost_usd,
       DROP COLUMN IF EXISTS matched_proceeds_usd, DROP COLUMN IF EXISTS unmatched_proceeds_usd,
       DROP COLUMN IF EXISTS positions_reduced, DROP COLUMN IF EXISTS positions_won,
@@ -36,4 +36,10 @@ function statements(t: Tables): string[] {
 }
 
 /** Each wallet's sums of a run written once, on its first pair's row, rather than on every pair (issue 13). */
-export const walletSumsOnPositions: Migration = { version: 17, name: 'wallet_sums_on_positions', statements }
+export const walletSumsOnPositions: Migration = {
+  version: 17,
+  name: 'wallet_sums_on_positions',
+  statements,
+  // A cluster is created at the current layout: its positions table is migration 21's.
+  cluster: { statements: (t) => statements(t).filter((sql) => !sql.includes(t.legacyWalletPositions)), run: false },
+}

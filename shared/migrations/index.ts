@@ -19,6 +19,7 @@ import { walletSumsOnPositions } from './017_wallet_sums_on_positions.js'
 import { openPositionsWhenRead } from './018_open_positions_when_read.js'
 import { swapsIngestedAtIndex } from './019_swaps_ingested_at_index.js'
 import { marksFromSwaps } from './020_marks_from_swaps.js'
+import { binaryPositionKeys } from './021_binary_position_keys.js'
 
 /** Every migration, in the order it applies. Add new ones at the end with the next version. */
-export const migrations: readonly Migration[] = [coreTables, timeOrderedSwaps, holdingsByToken, storedCandles, storeIdentity, deadLetterLines, holdingsByWallet, walletStats, swapVersionsFirst, walletPositions, walletRows, tokenLegsGranules, swapVariants, trackedWallets, tokenLegWallets, walletStatsMarks, walletSumsOnPositions, openPositionsWhenRead, swapsIngestedAtIndex, marksFromSwaps]
+export const migrations: readonly Migration[] = [coreTables, timeOrderedSwaps, holdingsByToken, storedCandles, storeIdentity, deadLetterLines, holdingsByWallet, walletStats, swapVersionsFirst, walletPositions, walletRows, tokenLegsGranules, swapVariants, trackedWallets, tokenLegWallets, walletStatsMarks, walletSumsOnPositions, openPositionsWhenRead, swapsIngestedAtIndex, marksFromSwaps, binaryPositionKeys]

@@ -2,6 +2,7 @@ import type { ClickHouseClient } from '../clickhouse.js'
 import { queryRows } from '../query-rows.js'
 import type { Tables } from '../tables.js'
 import { legOrderKeyOfMs } from './pair-fold-sql.js'
+import { addressText } from './position-keys.js'
 import { lateTokensSql } from './run-changes.js'
 import { runWrite } from './run-write.js'
 
@@ -104,7 +105,7 @@ async function storeMovedMarks(clickhouse: ClickHouseClient, t: Tables, params: 
 /** Stores the marks the run sets (after its positions are written). */
 export async function storeMarks(clickhouse: ClickHouseClient, t: Tables, params: Record<string, unknown>, update: MarkUpdate): Promise<void> {
   if (update === 'full') {
-    await findMarks(clickhouse, t, params, `SELECT DISTINCT token FROM ${t.walletPositions} WHERE computed_at >= {positions_since: ${DT}}`)
+    await findMarks(clickhouse, t, params, `SELECT DISTINCT ${addressText('p.token')} AS token FROM ${t.walletPositions} AS p WHERE p.computed_at >= {positions_since: ${DT}}`)
     return
   }
   if (update === 'moved') {

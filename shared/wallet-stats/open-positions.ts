@@ -1,15 +1,15 @@
 import type { ClickHouseClient } from '../clickhouse.js'
 import { dateTime64Param } from '../datetime-param.js'
-import { listSet } from '../list-param.js'
 import { queryRows } from '../query-rows.js'
 import type { Tables } from '../tables.js'
 import { latestMarksSql } from './marks.js'
+import { addressText, storedAddress, storedAddressSet } from './position-keys.js'
 import type { OpenPositions } from './wallet-stats.js'
 import type { WalletStatsRun } from './wallet-stats-runs.js'
 
 /**
  * Wallets' open positions valued when read, not by the runs: each pair of the run's
- * generation as last stored (wallet_positions FINAL: the run's position, or a later run's
+ * generation as last stored (the positions FINAL: the run's position, or a later run's
  * that already rewrote it), at its token's latest stored mark (marks.ts). A minute of
  * trading moves nearly every token's mark, so a run that valued every wallet's positions
  * read all of them each time (1.0 s of a 3.6 s incremental run on the 10M store); a reader
@@ -26,17 +26,17 @@ export async function openPositionsOf(
   wallets: readonly string[] | null,
 ): Promise<Map<string, OpenPositions>> {
   if (wallets?.length === 0) return new Map()
-  const rows = await queryRows<{ wallet_address: string; unrealized: number; open: string }>(
+  const rows = await queryRows<{ wallet: string; unrealized: number; open: string }>(
     clickhouse,
-    `WITH (SELECT (groupArray(token), groupArray(mark)) FROM (${latestMarksSql(t)})) AS marks
-    SELECT wallet_address,
+    `WITH (SELECT (groupArray(${storedAddress('token')}), groupArray(mark)) FROM (${latestMarksSql(t)})) AS marks
+    SELECT ${addressText('p.wallet_address')} AS wallet,
       sumIf(toFloat64(quantity) * transform(token, marks.1, marks.2, 0.) - cost_usd, quantity > 0) AS unrealized,
       countIf(quantity > 0) AS open
-    FROM ${t.walletPositions} FINAL
+    FROM ${t.walletPositions} AS p FINAL
     WHERE computed_at >= {positions_since: DateTime64(3, 'UTC')}
-      ${wallets === null ? '' : `AND wallet_address IN ${listSet('wallets')}`}
-    GROUP BY wallet_address`,
+      ${wallets === null ? '' : `AND p.wallet_address IN ${storedAddressSet('wallets')}`}
+    GROUP BY p.wallet_address`,
     { positions_since: dateTime64Param(run.positionsSinceMs ?? 0), ...(wallets === null ? {} : { wallets }) },
   )
-  return new Map(rows.map((r) => [r.wallet_address, { unrealizedPnlUsd: r.unrealized, openPositions: Number(r.open) }]))
+  return new Map(rows.map((r) => [r.wallet, { unrealizedPnlUsd: r.unrealized, openPositions: Number(r.open) }]))
 }

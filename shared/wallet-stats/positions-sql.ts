@@ -1,9 +1,10 @@
 import type { Tables } from '../tables.js'
 import { foldCost, foldQuantity, foldSum, inWindow, LEG_ORDER, LEG_TUPLE, legField, pairFoldSql, startName, windowStartsSql, type FoldMeasure } from './pair-fold-sql.js'
+import { addressText, storedAddress } from './position-keys.js'
 import { STAT_WINDOWS, type StatWindow } from './windows.js'
 
 /**
- * The positions a run writes (wallet_positions, migrations 10 and 17): the swaps of a source
+ * The positions a run writes (wallet_token_positions, migration 21): the swaps of a source
  * are cut into legs and grouped by wallet; the wallet's legs, sorted by token and then in
  * fold order (pair-fold-sql.ts), are split into its pairs, and each pair is folded from zero
  * or from its carried position, as of `{as_of}`, stamped `{computed_at}`. One group per
@@ -75,33 +76,34 @@ const ZERO_CARRIED = `arrayMap(p -> toUInt256(0), pairs) AS carried_quantity, ar
  * wallets have new swaps most granules are skipped (1,000 swaps on the 10M store: 0.4 →
  * 0.05 s), but the test costs every row read, so a run touching most wallets goes
  * without. The touched pairs are picked by the hash of (wallet, token), several times
- * cheaper to test than the pair of strings; a pair sharing a touched pair's hash is only
- * read, since the token's place in the wallet's carried tokens is looked up by its string.
+ * cheaper to test than the pair of addresses; a pair sharing a touched pair's hash is only
+ * read, since the token's place in the wallet's carried tokens is looked up by its address.
+ * The positions keep addresses as bytes (position-keys.ts).
  */
 function carriedPairsSql(t: Tables, source: string, narrowByWallet: boolean): string {
   const at = (column: string, zero: string) => `arrayMap(i -> if(i > 0, c.${column}[i], ${zero}), carried_index)`
   return `SELECT w.*,
-      arrayMap(token -> if(w.refold = 0, indexOf(c.c_tokens, token), 0), w.tokens) AS carried_index,
+      arrayMap(token -> if(w.refold = 0, indexOf(c.c_tokens, ${storedAddress('token')}), 0), w.tokens) AS carried_index,
       ${at('c_quantities', 'toUInt256(0)')} AS carried_quantity,
       ${at('c_costs', '0.')} AS carried_cost,
       ${at('c_last_ms', 'toInt64(-1)')} AS carried_last_ms
     FROM (${walletPairsSql(source, 'carried')}) AS w
     LEFT JOIN (
-      SELECT wallet_address, groupArray(token) AS c_tokens, groupArray(quantity) AS c_quantities, groupArray(cost) AS c_costs,
+      SELECT ${addressText('wallet_address')} AS wallet, groupArray(token) AS c_tokens, groupArray(quantity) AS c_quantities, groupArray(cost) AS c_costs,
         groupArray(last_ms) AS c_last_ms
       FROM (
         SELECT wallet_address, token, max(computed_at) AS latest_at, argMax(quantity, computed_at) AS quantity,
           argMax(cost_usd, computed_at) AS cost, argMax(toUnixTimestamp64Milli(last_timestamp), computed_at) AS last_ms,
           argMax(is_deleted, computed_at) AS deleted
         FROM ${t.walletPositions}
-        WHERE cityHash64(wallet_address, token) IN (SELECT cityHash64(wallet_address, leg) FROM ${source}
+        WHERE cityHash64(wallet_address, token) IN (SELECT cityHash64(${storedAddress('wallet_address')}, ${storedAddress('leg')}) FROM ${source}
             ARRAY JOIN [token_sold_address, token_bought_address] AS leg WHERE refold = 0)
-          ${narrowByWallet ? `AND wallet_address IN (SELECT wallet_address FROM ${source} WHERE refold = 0)` : ''}
+          ${narrowByWallet ? `AND wallet_address IN (SELECT ${storedAddress('wallet_address')} FROM ${source} WHERE refold = 0)` : ''}
         GROUP BY wallet_address, token
       )
       WHERE latest_at >= {positions_since: ${DT}} AND deleted = 0
       GROUP BY wallet_address
-    ) AS c ON c.wallet_address = w.wallet_address`
+    ) AS c ON c.wallet = w.wallet_address`
 }
 
 /** The folds of the pairs. */
@@ -113,7 +115,7 @@ function foldedSql(pairs: string): string {
 /** A wallet's sum over its folded pairs of one measure, per window. */
 const pairsSum = (measure: FoldMeasure) => perWindow((w) => `arraySum(f -> ${foldSum('f', w, measure)}, folds)`)
 
-/** Each pair's position after the fold: a column of wallet_positions and the wallet's array it is taken from. */
+/** Each pair's position after the fold: a column of the positions and the wallet's array it is taken from. */
 const PAIR_COLUMNS: Readonly<Record<string, string>> = {
   token: 'tokens',
   quantity: `arrayMap(f -> ${foldQuantity('f')}, folds)`,
@@ -123,7 +125,7 @@ const PAIR_COLUMNS: Readonly<Record<string, string>> = {
 
 /**
  * The wallet's sums of the run, each an array per window (STAT_WINDOWS order), in the order
- * of the elements of wallet_positions.wallet_sums (migration 17): zipped into one tuple per
+ * of the elements of the positions' wallet_sums (migrations 17, 21): zipped into one tuple per
  * window there.
  */
 const WALLET_SUMS = [
@@ -157,7 +159,7 @@ export function positionsInsertSql(t: Tables, source: string, start: PairStart, 
   ]
   const columns = ['wallet_address', ...Object.keys(PAIR_COLUMNS), 'wallet_sums', 'computed_at']
   return `INSERT INTO ${t.walletPositions} (${columns.join(', ')})
-SELECT wallet_address, ${Object.keys(PAIR_COLUMNS).join(', ')}, if(pair = 1, sums, []), {computed_at: ${DT}}
+SELECT ${storedAddress('wallet_address')}, ${Object.keys(PAIR_COLUMNS).map((c) => (c === 'token' ? storedAddress(c) : c)).join(', ')}, if(pair = 1, sums, []), {computed_at: ${DT}}
 FROM (
   WITH {as_of: ${DT}} AS as_of,
     ${windowStartsSql()}

@@ -1,6 +1,7 @@
 import type { ClickHouseClient } from '../clickhouse.js'
 import { queryRows } from '../query-rows.js'
 import type { Tables } from '../tables.js'
+import { addressText, storedAddress, storedAddressSet } from './position-keys.js'
 import { SOURCE_COLUMNS } from './positions-sql.js'
 import { WINDOW_DAYS, STAT_WINDOWS } from './windows.js'
 
@@ -70,13 +71,13 @@ export async function walletsToRefold(clickhouse: ClickHouseClient, t: Tables, p
         GROUP BY wallet_address, token
       ) AS touched
       INNER JOIN (
-        SELECT wallet_address, token, last_timestamp FROM ${t.walletPositions} FINAL
+        SELECT ${addressText('p.wallet_address')} AS wallet, ${addressText('p.token')} AS pair_token, last_timestamp FROM ${t.walletPositions} AS p FINAL
         WHERE computed_at >= {positions_since: ${DT}}
-          AND (wallet_address, token) IN (
-            SELECT wallet_address, leg FROM ${t.swapLocations}
+          AND (p.wallet_address, p.token) IN (
+            SELECT ${storedAddress('wallet_address')}, ${storedAddress('leg')} FROM ${t.swapLocations}
             ARRAY JOIN [token_sold_address, token_bought_address] AS leg
             WHERE ${LATE_LOCATIONS(t)})
-      ) AS carried ON carried.wallet_address = touched.wallet_address AND carried.token = touched.token
+      ) AS carried ON carried.wallet = touched.wallet_address AND carried.pair_token = touched.token
       WHERE touched.first_timestamp <= carried.last_timestamp
       UNION ALL
       SELECT wallet_address FROM ${t.swaps} FINAL WHERE ${leaving}
@@ -124,10 +125,10 @@ export async function retractVanishedPairs(clickhouse: ClickHouseClient, t: Tabl
     query: `INSERT INTO ${t.walletPositions} (wallet_address, token, computed_at, is_deleted)
       SELECT wallet_address, token, {computed_at: ${DT}}, toUInt8(1) FROM ${t.walletPositions} FINAL
       WHERE computed_at >= {positions_since: ${DT}} AND computed_at < {computed_at: ${DT}}
-        AND wallet_address IN {refolded: Array(String)}
+        AND wallet_address IN ${storedAddressSet('refolded')}
         AND (wallet_address, token) NOT IN (
           SELECT wallet_address, token FROM ${t.walletPositions}
-          WHERE computed_at = {computed_at: ${DT}} AND wallet_address IN {refolded: Array(String)})`,
+          WHERE computed_at = {computed_at: ${DT}} AND wallet_address IN ${storedAddressSet('refolded')})`,
     query_params: params,
   })
 }

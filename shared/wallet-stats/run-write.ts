@@ -1,7 +1,7 @@
 import type { ClickHouseClient } from '../clickhouse.js'
 
 /**
- * Runs one INSERT of a statistics run. A run writes each key of wallet_positions,
+ * Runs one INSERT of a statistics run. A run writes each key of the positions,
  * wallet_stats and wallet_stats_marks once (its own computed_at is part of what the
  * replacing engines keep), so the insert need not collapse its block by key first
  * (optimize_on_insert): on the benchmark's store that saved 0.2 s of an incremental run's

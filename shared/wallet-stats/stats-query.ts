@@ -1,4 +1,5 @@
 import type { Tables } from '../tables.js'
+import { addressText } from './position-keys.js'
 import { STAT_WINDOWS } from './windows.js'
 
 /**
@@ -51,9 +52,9 @@ const SUMMED = WALLET_STATS_COLUMNS.slice(WALLET_STATS_COLUMNS.indexOf('trades')
 /** The sums of the swaps this run folded as (wallet, window) rows, from its wallets' first pairs (positions-sql.ts). */
 function runSumsPart(t: Tables): string {
   const at = (name: string) => `tupleElement(sums, '${name}') AS ${name}`
-  return `SELECT wallet_address, ${WINDOW_NAMES}[i] AS window, ${[...SUMMED, 'first_trade', 'last_trade'].map(at).join(', ')}
-    FROM ${t.walletPositions} ARRAY JOIN wallet_sums AS sums, arrayEnumerate(wallet_sums) AS i
-    WHERE computed_at = {computed_at: ${DT}}`
+  return `SELECT ${addressText('p.wallet_address')} AS wallet_address, ${WINDOW_NAMES}[i] AS window, ${[...SUMMED, 'first_trade', 'last_trade'].map(at).join(', ')}
+    FROM ${t.walletPositions} AS p ARRAY JOIN p.wallet_sums AS sums, arrayEnumerate(p.wallet_sums) AS i
+    WHERE p.computed_at = {computed_at: ${DT}}`
 }
 
 /** The previous run's rows of the wallets not refolded. */
