@@ -20,6 +20,7 @@ import { openPositionsWhenRead } from './018_open_positions_when_read.js'
 import { swapsIngestedAtIndex } from './019_swaps_ingested_at_index.js'
 import { marksFromSwaps } from './020_marks_from_swaps.js'
 import { binaryPositionKeys } from './021_binary_position_keys.js'
+import { runSwapsInMemory } from './022_run_swaps_in_memory.js'
 
 /** Every migration, in the order it applies. Add new ones at the end with the next version. */
-export const migrations: readonly Migration[] = [coreTables, timeOrderedSwaps, holdingsByToken, storedCandles, storeIdentity, deadLetterLines, holdingsByWallet, walletStats, swapVersionsFirst, walletPositions, walletRows, tokenLegsGranules, swapVariants, trackedWallets, tokenLegWallets, walletStatsMarks, walletSumsOnPositions, openPositionsWhenRead, swapsIngestedAtIndex, marksFromSwaps, binaryPositionKeys]
+export const migrations: readonly Migration[] = [coreTables, timeOrderedSwaps, holdingsByToken, storedCandles, storeIdentity, deadLetterLines, holdingsByWallet, walletStats, swapVersionsFirst, walletPositions, walletRows, tokenLegsGranules, swapVariants, trackedWallets, tokenLegWallets, walletStatsMarks, walletSumsOnPositions, openPositionsWhenRead, swapsIngestedAtIndex, marksFromSwaps, binaryPositionKeys, runSwapsInMemory]
