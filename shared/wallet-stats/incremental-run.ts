@@ -81,16 +81,19 @@ export async function updateWalletStats(
   params.refolded = refolded
 
   await fillRunSwaps(clickhouse, tables, params)
+  // Only a late key (run-changes.ts) can take a swap away: a retraction, a move, a re-delivery elsewhere.
+  const late = await anyLateKeys(clickhouse, tables, params)
   step('swaps to fold')
   // Narrowing the carried lookup to the continued wallets pays when they are a few of all.
   const narrowByWallet = (await continuedWallets(clickhouse, tables)) * 4 <= previous.wallets
   await runWrite(clickhouse, positionsInsertSql(tables, tables.walletRunSwaps, 'carried', { narrowByWallet }), params)
   step('positions')
-  if (refolded.length > 0) {
+  // Without one, a refolded wallet (a swap left a window) still has every pair it had.
+  if (refolded.length > 0 && late) {
     await retractVanishedPairs(clickhouse, tables, params)
     step('vanished pairs')
   }
-  const marks = !(await generationHasMarks(clickhouse, tables, params)) ? 'full' : (await anyLateKeys(clickhouse, tables, params)) ? 'exact' : 'moved'
+  const marks = !(await generationHasMarks(clickhouse, tables, params)) ? 'full' : late ? 'exact' : 'moved'
   await storeMarks(clickhouse, tables, params, marks)
   step(`marks (${marks})`)
   await runWrite(clickhouse, walletStatsInsertSql(tables, true), params)
