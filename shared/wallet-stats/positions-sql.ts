@@ -75,8 +75,8 @@ const ZERO_CARRIED = `arrayMap(p -> toUInt256(0), pairs) AS carried_quantity, ar
  * of 0.75 on the benchmark's store. With `narrowByWallet`, the touched wallets narrow the read by the table's key: when few
  * wallets have new swaps most granules are skipped (1,000 swaps on the 10M store: 0.4 →
  * 0.05 s), but the test costs every row read, so a run touching most wallets goes
- * without. The touched pairs are picked by the hash of (wallet, token), several times
- * cheaper to test than the pair of addresses; a pair sharing a touched pair's hash is only
+ * without. The touched pairs are picked by the hash of (wallet, token) stored with each
+ * position (pair_hash, migration 21), several times cheaper to test than the pair of addresses; a pair sharing a touched pair's hash is only
  * read, since the token's place in the wallet's carried tokens is looked up by its address.
  * The positions keep addresses as bytes (position-keys.ts).
  */
@@ -96,7 +96,7 @@ function carriedPairsSql(t: Tables, source: string, narrowByWallet: boolean): st
           argMax(cost_usd, computed_at) AS cost, argMax(toUnixTimestamp64Milli(last_timestamp), computed_at) AS last_ms,
           argMax(is_deleted, computed_at) AS deleted
         FROM ${t.walletPositions}
-        WHERE cityHash64(wallet_address, token) IN (SELECT cityHash64(${storedAddress('wallet_address')}, ${storedAddress('leg')}) FROM ${source}
+        WHERE pair_hash IN (SELECT cityHash64(${storedAddress('wallet_address')}, ${storedAddress('leg')}) FROM ${source}
             ARRAY JOIN [token_sold_address, token_bought_address] AS leg WHERE refold = 0)
           ${narrowByWallet ? `AND wallet_address IN (SELECT ${storedAddress('wallet_address')} FROM ${source} WHERE refold = 0)` : ''}
         GROUP BY wallet_address, token
