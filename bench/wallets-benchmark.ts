@@ -118,6 +118,8 @@ async function latencies(url: string | ((i: number) => string)): Promise<number[
 }
 
 const load = () => loadavg().map((x) => x.toFixed(2)).join(' ')
+/** Seconds to the hundredth: the update's target (2 s) is near its figure. */
+const hundredths = (millis: number) => `${(millis / 1000).toFixed(2)} s`
 
 /**
  * Waits until no merge of the store's parts runs (at most two minutes), as a store at rest
@@ -171,7 +173,7 @@ try {
   const steps: string[] = []
   const onStep = (step: string, took: number) => steps.push(`${step} ${seconds(took)}`)
   const [update, updateMs] = await timed(() => updateWalletStats(clickhouse, tables, endMs + STEP_MS, Date.now(), { onStep }))
-  console.log(`  ${update.kind} update ${seconds(updateMs)} (load ${updateLoad}): ${steps.join(', ')}`)
+  console.log(`  ${update.kind} update ${hundredths(updateMs)} (load ${updateLoad}): ${steps.join(', ')}`)
 
   const api = await startApiServer(runtime, 0, '127.0.0.1')
   const base = `http://127.0.0.1:${api.port}`
@@ -200,7 +202,7 @@ try {
       ['measure', 'time', 'reference in the same run', 'load average (1, 5, 15 min)', 'issue target (10M swaps, 100k wallets)'],
       [
         ['full computation (every wallet, every window)', `${seconds(fullMs)} (${fullSteps.join(', ')})`, `FINAL scan of the swaps: ${seconds(scanMs)}`, fullLoad, '≤ 30 s'],
-        [`${update.kind} update after ${count(NEW_SWAPS)} new swaps`, `${seconds(updateMs)} (${steps.join(', ')})`, `FINAL scan of the new swaps: ${seconds(newScanMs)}`, updateLoad, '≤ 2 s'],
+        [`${update.kind} update after ${count(NEW_SWAPS)} new swaps`, `${hundredths(updateMs)} (${steps.join(', ')})`, `FINAL scan of the new swaps: ${seconds(newScanMs)}`, updateLoad, '≤ 2 s'],
         ['GET /wallets?limit=50, the first request after the run', `${ms(firstListMs)} ms`, '', apiLoad, ''],
         ['GET /wallets?limit=50 p50 / p99', `${ms(percentile(list, 0.5))} / ${ms(percentile(list, 0.99))} ms`, `GET /health p50 ${ms(percentile(health, 0.5))} ms`, apiLoad, 'p50 ≤ 30 ms'],
         ['GET /wallets/:address p50 / p99 (a different wallet each time)', `${ms(percentile(one, 0.5))} / ${ms(percentile(one, 0.99))} ms`, '', apiLoad, ''],
