@@ -70,15 +70,18 @@ const ZERO_CARRIED = `arrayMap(p -> toUInt256(0), pairs) AS carried_quantity, ar
  * taken by argMax over the few rows of the touched pairs rather than with FINAL, which would
  * merge every row of the table first; a pair's rows never share a computed_at (a run writes
  * each pair once), and a latest row that is a retraction means no position, as with FINAL.
- * The generation is tested on the latest row, after grouping: a pair's rows of the current
- * generation are later than any of an older one, and testing every row read measured 0.25 s
- * of 0.75 on the benchmark's store. With `narrowByWallet`, the touched wallets narrow the read by the table's key: when few
- * wallets have new swaps most granules are skipped (1,000 swaps on the 10M store: 0.4 →
- * 0.05 s), but the test costs every row read, so a run touching most wallets goes
- * without. The touched pairs are picked by the hash of (wallet, token) stored with each
- * position (pair_hash, migration 21), several times cheaper to test than the pair of addresses; a pair sharing a touched pair's hash is only
- * read, since the token's place in the wallet's carried tokens is looked up by its address.
- * The positions keep addresses as bytes (position-keys.ts).
+ * The generation is tested on that latest row, after grouping: a pair's rows of the current
+ * generation are later than any of an older one, and testing every row read took a quarter
+ * of the lookup on the benchmark's store.
+ *
+ * The touched pairs are picked by the hash of (wallet, token) stored with each position
+ * (pair_hash, migration 21), several times cheaper to test than the pair of addresses; a
+ * pair sharing a touched pair's hash is only read, since the token's place in the wallet's
+ * carried tokens is looked up by its address (the positions keep addresses as bytes:
+ * position-keys.ts). With `narrowByWallet`, the touched wallets narrow the read by the
+ * table's key: when few wallets have new swaps most granules are skipped (1,000 swaps on the
+ * 10M store: 0.4 → 0.05 s), but the test costs every row read, so a run touching most
+ * wallets goes without.
  */
 function carriedPairsSql(t: Tables, source: string, narrowByWallet: boolean): string {
   const at = (column: string, zero: string) => `arrayMap(i -> if(i > 0, c.${column}[i], ${zero}), carried_index)`
