@@ -68,17 +68,27 @@ function latestPricedLegsSql(source: string, keep: string): string {
 const liveSwaps = (t: Tables, days: number | null) =>
   `(SELECT * FROM ${t.swaps} FINAL WHERE timestamp <= {as_of: ${DT}}${days === null ? '' : ` AND timestamp > {as_of: ${DT}} - toIntervalDay(${days})`})`
 
+/** The tokens with a mark stored by this run. */
+const MARKED_BY_RUN = (t: Tables) => `(SELECT token FROM ${t.walletStatsMarks} WHERE computed_at = {computed_at: ${DT}})`
+
 /**
- * Stores the marks of the tokens `tokens` (a query of one column, token): from the last
- * day's swaps, then from the whole history for the tokens the last day has no priced leg of.
+ * Stores the marks of `tokens` (null: every token of the generation's positions): from the
+ * last day's swaps, then from the whole history for the tokens the last day has no priced
+ * leg of. Every token of the last day's swaps is in the positions, so with null the first
+ * step needs no list, and the positions' tokens are read once, for what is left.
  */
-async function findMarks(clickhouse: ClickHouseClient, t: Tables, params: Record<string, unknown>, tokens: string): Promise<void> {
-  await runWrite(clickhouse, `${INSERT(t)} SELECT *, {computed_at: ${DT}} FROM (${latestPricedLegsSql(liveSwaps(t, RECENT_DAYS), `token IN (${tokens})`)})`, params)
+async function findMarks(clickhouse: ClickHouseClient, t: Tables, params: Record<string, unknown>, tokens: readonly string[] | null): Promise<void> {
+  const listed = { ...params, tokens: tokens ?? [] }
+  const keep = tokens === null ? '1' : 'token IN {tokens: Array(String)}'
+  await runWrite(clickhouse, `${INSERT(t)} SELECT *, {computed_at: ${DT}} FROM (${latestPricedLegsSql(liveSwaps(t, RECENT_DAYS), keep)})`, listed)
+  const all =
+    tokens === null
+      ? `SELECT DISTINCT ${addressText('p.token')} AS token FROM ${t.walletPositions} AS p WHERE p.computed_at >= {positions_since: ${DT}}`
+      : 'SELECT arrayJoin({tokens: Array(String)}) AS token'
   const [row] = await queryRows<{ missing: string[] }>(
     clickhouse,
-    `SELECT groupArray(token) AS missing FROM (${tokens})
-     WHERE token NOT IN (SELECT token FROM ${t.walletStatsMarks} WHERE computed_at = {computed_at: ${DT}})`,
-    params,
+    `SELECT groupArray(token) AS missing FROM (${all}) WHERE token NOT IN ${MARKED_BY_RUN(t)}`,
+    listed,
   )
   const missing = row?.missing ?? []
   if (missing.length === 0) return
@@ -105,22 +115,23 @@ async function storeMovedMarks(clickhouse: ClickHouseClient, t: Tables, params: 
 /** Stores the marks the run sets (after its positions are written). */
 export async function storeMarks(clickhouse: ClickHouseClient, t: Tables, params: Record<string, unknown>, update: MarkUpdate): Promise<void> {
   if (update === 'full') {
-    await findMarks(clickhouse, t, params, `SELECT DISTINCT ${addressText('p.token')} AS token FROM ${t.walletPositions} AS p WHERE p.computed_at >= {positions_since: ${DT}}`)
+    await findMarks(clickhouse, t, params, null)
     return
   }
   if (update === 'moved') {
     await storeMovedMarks(clickhouse, t, params, '1')
     return
   }
-  const late = lateTokensSql(t)
+  // The late keys' tokens, read once: found again, '' for one left without a priced leg, the others moved.
+  const late = (await queryRows<{ token: string }>(clickhouse, lateTokensSql(t), params)).map((r) => r.token)
   await findMarks(clickhouse, t, params, late)
   await runWrite(
     clickhouse,
-    `${INSERT(t)} SELECT token, '', 0., {computed_at: ${DT}} FROM (${late})
-      WHERE token NOT IN (SELECT token FROM ${t.walletStatsMarks} WHERE computed_at = {computed_at: ${DT}})`,
-    params,
+    `${INSERT(t)} SELECT token, '', 0., {computed_at: ${DT}} FROM (SELECT arrayJoin({late: Array(String)}) AS token)
+      WHERE token NOT IN ${MARKED_BY_RUN(t)}`,
+    { ...params, late },
   )
-  await storeMovedMarks(clickhouse, t, params, `token NOT IN (${late})`)
+  await storeMovedMarks(clickhouse, t, { ...params, late }, 'token NOT IN {late: Array(String)}')
 }
 
 /** Whether the generation has stored marks (a store computed before migration 16 has none until its next full run). */
