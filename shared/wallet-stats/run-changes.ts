@@ -95,6 +95,12 @@ export async function walletsToRefold(clickhouse: ClickHouseClient, t: Tables, p
  * The live rows of the changed keys are those at a time after the previous run's (a key's
  * time is part of it) and those of the late keys: a changed key at an older time has a row
  * ingested after the watermark there.
+ *
+ * The refolded wallets' rows are picked by PREWHERE, before FINAL merges them: both columns
+ * are of the wallet path's sorting key, so every version of a key passes or fails together
+ * and the result is FINAL's, but FINAL then merges only the wallets' rows instead of every
+ * row of the granules they share with other wallets (57 wallets on the benchmark's store:
+ * 0.32–0.40 s → 0.21–0.28 s).
  */
 export async function fillRunSwaps(clickhouse: ClickHouseClient, t: Tables, params: Record<string, unknown>): Promise<void> {
   await clickhouse.command({ query: `TRUNCATE TABLE ${t.walletRunSwaps}` })
@@ -108,7 +114,7 @@ export async function fillRunSwaps(clickhouse: ClickHouseClient, t: Tables, para
   await clickhouse.command({
     query: `INSERT INTO ${t.walletRunSwaps} (${SOURCE_COLUMNS}, refold)
       SELECT ${SOURCE_COLUMNS}, toUInt8(1) FROM ${t.swapsByWallet} FINAL
-      WHERE wallet_address IN {refolded: Array(String)} AND timestamp <= {as_of: ${DT}}`,
+      PREWHERE wallet_address IN {refolded: Array(String)} AND timestamp <= {as_of: ${DT}}`,
     query_params: params,
   })
 }
