@@ -75,14 +75,14 @@ export async function updateWalletStats(
     computed_at: dateTime64Param(computedAt),
   }
   step('previous run')
-  const refolded = await walletsToRefold(clickhouse, tables, params)
+  // Only a late key (run-changes.ts) can touch a pair before its last leg or take a swap away: a retraction, a move, a re-delivery elsewhere.
+  const late = await anyLateKeys(clickhouse, tables, params)
+  const refolded = await walletsToRefold(clickhouse, tables, params, late)
   step(`wallets to refold (${refolded.length})`)
   if (refolded.length > (options.maxRefoldedWallets ?? 2_000)) return storeWalletStats(clickhouse, tables, asOfMs, computedAt)
   params.refolded = refolded
 
   await fillRunSwaps(clickhouse, tables, params)
-  // Only a late key (run-changes.ts) can take a swap away: a retraction, a move, a re-delivery elsewhere.
-  const late = await anyLateKeys(clickhouse, tables, params)
   step('swaps to fold')
   // Narrowing the carried lookup to the continued wallets pays when they are a few of all.
   const narrowByWallet = (await continuedWallets(clickhouse, tables)) * 4 <= previous.wallets

@@ -51,18 +51,16 @@ export async function anyLateKeys(clickhouse: ClickHouseClient, t: Tables, param
  *   is wrong from there on. A key at that very time but after the leg is refolded as well:
  *   refolding is exact whatever the order, and the positions need not keep the leg's key.
  *   Only variants at or before the previous run's time can be (that run folded nothing
- *   later), so swaps arriving in time cost no lookup of the positions;
+ *   later), so swaps arriving in time cost no lookup of the positions, and a run without a
+ *   late key (anyLateKeys: `late`) none at all;
  * - a swap leaving a window as the clock moved from the previous run's time to this one's
  *   (its wallet's window sums lose it: they are summed again rather than subtracted from).
  */
-export async function walletsToRefold(clickhouse: ClickHouseClient, t: Tables, params: Record<string, unknown>): Promise<string[]> {
+export async function walletsToRefold(clickhouse: ClickHouseClient, t: Tables, params: Record<string, unknown>, late: boolean): Promise<string[]> {
   const leaving = STAT_WINDOWS.filter((w) => WINDOW_DAYS[w] !== null)
     .map((w) => `(timestamp >= {previous_as_of: ${DT}} - toIntervalDay(${WINDOW_DAYS[w]}) AND timestamp < {as_of: ${DT}} - toIntervalDay(${WINDOW_DAYS[w]}))`)
     .join(' OR ')
-  const rows = await queryRows<{ wallet_address: string }>(
-    clickhouse,
-    `SELECT DISTINCT wallet_address FROM (
-      SELECT touched.wallet_address AS wallet_address
+  const touchedBeforeTheirLastLeg = `SELECT touched.wallet_address AS wallet_address
       FROM (
         SELECT wallet_address, leg AS token, min(timestamp) AS first_timestamp
         FROM ${t.swapLocations}
@@ -80,7 +78,11 @@ export async function walletsToRefold(clickhouse: ClickHouseClient, t: Tables, p
       ) AS carried ON carried.wallet = touched.wallet_address AND carried.pair_token = touched.token
       WHERE touched.first_timestamp <= carried.last_timestamp
       UNION ALL
-      SELECT wallet_address FROM ${t.swaps} FINAL WHERE ${leaving}
+      `
+  const rows = await queryRows<{ wallet_address: string }>(
+    clickhouse,
+    `SELECT DISTINCT wallet_address FROM (
+      ${late ? touchedBeforeTheirLastLeg : ''}SELECT wallet_address FROM ${t.swaps} FINAL WHERE ${leaving}
     ) ORDER BY wallet_address`,
     params,
   )
