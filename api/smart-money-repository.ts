@@ -2,8 +2,8 @@ import type { ClickHouseClient } from '../shared/clickhouse.js'
 import { dateTime64Param } from '../shared/datetime-param.js'
 import { listSet } from '../shared/list-param.js'
 import { queryRows } from '../shared/query-rows.js'
-import type { SmartMoneyRule } from '../shared/smart-money-rules.js'
-import { MEASURE_SQL, passersByRule } from '../shared/wallet-stats/rule-passers.js'
+import { isRanked, type SmartMoneyRule } from '../shared/smart-money-rules.js'
+import { MEASURE_SQL, passersByRule, rankedSql } from '../shared/wallet-stats/rule-passers.js'
 import type { Tables } from '../shared/tables.js'
 import { walletWindowsFromRows } from '../shared/wallet-stats/compute-wallet-stats.js'
 import { openPositionsOf } from '../shared/wallet-stats/open-positions.js'
@@ -51,15 +51,15 @@ export class SmartMoneyRepository {
     return { computed_at: dateTime64Param(run.computedAtMs), ...extra }
   }
 
-  /** 1 + the wallets ranked before this one under a top rule; null when its value is not positive. */
+  /** 1 + the wallets ranked before this one under a top rule; null when the rule does not rank its value (isRanked). */
   async rank(run: WalletStatsRun, rule: SmartMoneyRule & { kind: 'top' }, wallet: string, value: number | null): Promise<number | null> {
-    if (value === null || !(value > 0)) return null
+    if (!isRanked(rule, value)) return null
     const measure = MEASURE_SQL[rule.measure]
     const [row] = await queryRows<{ before: string }>(
       this.clickhouse,
-      `SELECT count() AS before FROM ${runRowsSql(this.tables)} AND window = {window: String} AND ${measure} > 0
+      `SELECT count() AS before FROM ${runRowsSql(this.tables)} AND window = {window: String} AND ${rankedSql(rule)}
          AND (${measure} > {value: Float64} OR (${measure} = {value: Float64} AND wallet_address < {wallet: String}))`,
-      this.runParams(run, { window: rule.window, value, wallet }),
+      this.runParams(run, { window: rule.window, value, wallet, min_value: rule.min_value }),
     )
     return Number(row?.before ?? 0) + 1
   }

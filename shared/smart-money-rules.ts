@@ -9,8 +9,8 @@ import { STAT_WINDOWS, type StatWindow } from './wallet-stats/windows.js'
  *
  * - `threshold`: every set minimum holds over the window (win rate null = no reduced
  *   position = fails a minimum win rate).
- * - `top`: among the wallets with a positive value of the measure over the window, the
- *   `count` largest (ties broken by address).
+ * - `top`: among the wallets with a positive value of the measure over the window (at least
+ *   `min_value` when set), the `count` largest (ties broken by address).
  */
 const ruleId = z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/, 'lower-case letters, digits and dashes')
 const statWindow = z.enum(STAT_WINDOWS)
@@ -34,6 +34,8 @@ export const topRuleSchema = z.strictObject({
   window: statWindow,
   measure: z.enum(RANKED_MEASURES),
   count: z.int().min(1).max(10_000),
+  // A cent keeps out the float residue a break-even trade can leave as "profit".
+  min_value: z.number().positive().optional().meta({ description: 'The least value of the measure ranked (default: any positive value)' }),
 })
 
 export const smartMoneyRuleSchema = z.discriminatedUnion('kind', [thresholdRuleSchema, topRuleSchema])
@@ -48,7 +50,7 @@ export type SmartMoneyRule = z.infer<typeof smartMoneyRuleSchema>
 
 export const DEFAULT_SMART_MONEY_RULES: readonly SmartMoneyRule[] = [
   { id: 'smart-trader-90d', kind: 'threshold', window: '90d', min_trades: 20, min_realized_pnl_usd: 50_000, min_win_rate: 0.6 },
-  { id: 'top-100-pnl-30d', kind: 'top', window: '30d', measure: 'realized_pnl_usd', count: 100 },
+  { id: 'top-100-pnl-30d', kind: 'top', window: '30d', measure: 'realized_pnl_usd', count: 100, min_value: 0.01 },
 ]
 
 /** The label of wallets listed in the tracked-wallets file. */
@@ -92,14 +94,20 @@ export function judgeThreshold(rule: ThresholdRule, stats: WalletWindows): RuleV
   return { rule: rule.id, window: rule.window, passes: checks.every((c) => c.passes), checks }
 }
 
+/** Whether a top rule ranks this value: positive, and at least its min_value when set. */
+export function isRanked(rule: TopRule, value: number | null): value is number {
+  return value !== null && value > 0 && (rule.min_value === undefined || value >= rule.min_value)
+}
+
 /**
  * Why a wallet passes or fails a top rule, given its rank (1 = largest) among the wallets
- * with a positive value (null: not ranked).
+ * it ranks (isRanked; null: not ranked).
  */
 export function judgeTop(rule: TopRule, stats: WalletWindows, rank: number | null): RuleVerdict {
   const value = measureOf(stats.windows[rule.window], rule.measure)
+  const floor: Pick<RuleCheck, 'operator' | 'required'> = rule.min_value === undefined ? { operator: '>', required: 0 } : { operator: '>=', required: rule.min_value }
   const checks: RuleCheck[] = [
-    { measure: rule.measure, operator: '>', required: 0, value, passes: value !== null && value > 0 },
+    { measure: rule.measure, ...floor, value, passes: isRanked(rule, value) },
     { measure: `rank_by_${rule.measure}`, operator: '<=', required: rule.count, value: rank, passes: rank !== null && rank <= rule.count },
   ]
   return { rule: rule.id, window: rule.window, passes: checks.every((c) => c.passes), checks }
@@ -107,7 +115,11 @@ export function judgeTop(rule: TopRule, stats: WalletWindows, rank: number | nul
 
 /** A rule in words, for GET /smart-money/rules. */
 export function describeRule(rule: SmartMoneyRule): string {
-  if (rule.kind === 'top') return `The ${rule.count} wallets with the largest positive ${rule.measure} over ${rule.window}`
+  if (rule.kind === 'top') {
+    return rule.min_value === undefined
+      ? `The ${rule.count} wallets with the largest positive ${rule.measure} over ${rule.window}`
+      : `The ${rule.count} wallets with the largest ${rule.measure} over ${rule.window}, of at least ${rule.min_value}`
+  }
   const parts = [
     rule.min_trades !== undefined ? `at least ${rule.min_trades} trades` : null,
     rule.min_realized_pnl_usd !== undefined ? `realized PnL >= $${rule.min_realized_pnl_usd}` : null,

@@ -1,7 +1,7 @@
 import type { ClickHouseClient } from '../clickhouse.js'
 import { dateTime64Param } from '../datetime-param.js'
 import { queryRows } from '../query-rows.js'
-import type { RankedMeasure, SmartMoneyRule } from '../smart-money-rules.js'
+import type { RankedMeasure, SmartMoneyRule, TopRule } from '../smart-money-rules.js'
 import type { Tables } from '../tables.js'
 import { runRowsSql } from './stats-query.js'
 import type { WalletStatsRun } from './wallet-stats-runs.js'
@@ -13,6 +13,12 @@ export const MEASURE_SQL: Record<RankedMeasure, string> = {
   volume_usd: 'volume_usd',
 }
 
+/** The SQL twin of isRanked over a stored row: the measure positive, and at least the rule's min_value when set (parameter min_value). */
+export function rankedSql(rule: TopRule): string {
+  const measure = MEASURE_SQL[rule.measure]
+  return rule.min_value === undefined ? `${measure} > 0` : `${measure} > 0 AND ${measure} >= {min_value: Float64}`
+}
+
 /** The wallets of a run passing a rule (the same conditions as judgeThreshold / judgeTop); a top rule's in rank order. */
 export async function rulePassers(clickhouse: ClickHouseClient, tables: Tables, run: WalletStatsRun, rule: SmartMoneyRule): Promise<string[]> {
   const from = `FROM ${runRowsSql(tables)} AND window = {window: String}`
@@ -21,8 +27,8 @@ export async function rulePassers(clickhouse: ClickHouseClient, tables: Tables, 
     const measure = MEASURE_SQL[rule.measure]
     const rows = await queryRows<{ wallet_address: string }>(
       clickhouse,
-      `SELECT wallet_address ${from} AND ${measure} > 0 ORDER BY ${measure} DESC, wallet_address LIMIT {count: UInt32}`,
-      { computed_at, window: rule.window, count: rule.count },
+      `SELECT wallet_address ${from} AND ${rankedSql(rule)} ORDER BY ${measure} DESC, wallet_address LIMIT {count: UInt32}`,
+      { computed_at, window: rule.window, count: rule.count, min_value: rule.min_value },
     )
     return rows.map((r) => r.wallet_address)
   }
