@@ -76,14 +76,12 @@ export async function walletsToRefold(clickhouse: ClickHouseClient, t: Tables, p
             ARRAY JOIN [token_sold_address, token_bought_address] AS leg
             WHERE ${LATE_LOCATIONS(t)})
       ) AS carried ON carried.wallet = touched.wallet_address AND carried.pair_token = touched.token
-      WHERE touched.first_timestamp <= carried.last_timestamp
-      UNION ALL
-      `
+      WHERE touched.first_timestamp <= carried.last_timestamp`
+  const leavingWindows = `SELECT wallet_address FROM ${t.swaps} FINAL WHERE ${leaving}`
+  const found = late ? [touchedBeforeTheirLastLeg, leavingWindows] : [leavingWindows]
   const rows = await queryRows<{ wallet_address: string }>(
     clickhouse,
-    `SELECT DISTINCT wallet_address FROM (
-      ${late ? touchedBeforeTheirLastLeg : ''}SELECT wallet_address FROM ${t.swaps} FINAL WHERE ${leaving}
-    ) ORDER BY wallet_address`,
+    `SELECT DISTINCT wallet_address FROM (${found.join('\n      UNION ALL\n      ')}) ORDER BY wallet_address`,
     params,
   )
   return rows.map((r) => r.wallet_address)
