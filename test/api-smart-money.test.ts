@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { getSmartMoneyRules, getWalletProfile, listTrackedWallets } from '../api/contract/endpoints/smart-money.js'
 import { startWalletStatsRefresher } from '../indicators/wallet-stats-refresher.js'
 import { latestWalletStatsRun, storeWalletStats } from '../shared/wallet-stats/store-wallet-stats.js'
-import { addressFor, hashFor, insertSwaps, type SwapRowInput } from './support/factories.js'
+import { addressFor, hashFor, insertSwaps, tradeRow, type SwapRowInput } from './support/factories.js'
 import { getJson, startTestApi, type TestApi } from './support/http.js'
 import { createTestRuntime, type TestRuntime } from './support/runtime.js'
 
@@ -18,19 +18,15 @@ const [alice, bob, carol, dave, erin, frank] = ['alice', 'bob', 'carol', 'dave',
 
 let n = 0
 function trade(wallet: string, side: 'buy' | 'sell', tokens: number, usd: number, daysAgo: number): SwapRowInput {
-  const tokenSide = { address: tok, amount: (BigInt(tokens) * E18).toString() }
-  const usdcSide = { address: usdc, amount: String(usd * 1_000_000) }
-  const [sold, bought] = side === 'buy' ? [usdcSide, tokenSide] : [tokenSide, usdcSide]
-  return {
+  return tradeRow({
     hash: hashFor(`sm-${n++}`),
     timestamp: NOW - daysAgo * DAY,
-    wallet_address: wallet,
-    token_sold_address: sold.address,
-    token_sold_amount: sold.amount,
-    token_bought_address: bought.address,
-    token_bought_amount: bought.amount,
-    value_usd: usd,
-  }
+    wallet,
+    side,
+    token: { address: tok, amount: (BigInt(tokens) * E18).toString() },
+    quote: { address: usdc, amount: String(usd * 1_000_000) },
+    usd,
+  })
 }
 
 const RULES = [

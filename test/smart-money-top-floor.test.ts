@@ -3,7 +3,7 @@ import { getSmartMoneyRules, getWalletProfile } from '../api/contract/endpoints/
 import { DEFAULT_SMART_MONEY_RULES, type TopRule } from '../shared/smart-money-rules.js'
 import { rulePassers } from '../shared/wallet-stats/rule-passers.js'
 import { latestWalletStatsRun, storeWalletStats } from '../shared/wallet-stats/store-wallet-stats.js'
-import { addressFor, hashFor, insertSwaps, type SwapRowInput } from './support/factories.js'
+import { addressFor, hashFor, insertSwaps, tradeRow, type SwapRowInput } from './support/factories.js'
 import { getJson, startTestApi, type TestApi } from './support/http.js'
 import { createTestRuntime, type TestRuntime } from './support/runtime.js'
 
@@ -15,19 +15,15 @@ const [fay, gus] = ['fay', 'gus'].map((n) => addressFor(`floor-${n}`)) as [strin
 
 /** A trade of 10 tokens against `micros` millionths of a dollar of USDC, valued at micros / 1e6. */
 function trade(wallet: string, side: 'buy' | 'sell', micros: number, daysAgo: number): SwapRowInput {
-  const tokenSide = { address: tok, amount: (10n * 10n ** 18n).toString() }
-  const usdcSide = { address: usdc, amount: String(micros) }
-  const [sold, bought] = side === 'buy' ? [usdcSide, tokenSide] : [tokenSide, usdcSide]
-  return {
+  return tradeRow({
     hash: hashFor(`floor-${wallet}-${side}`),
     timestamp: NOW - daysAgo * DAY,
-    wallet_address: wallet,
-    token_sold_address: sold.address,
-    token_sold_amount: sold.amount,
-    token_bought_address: bought.address,
-    token_bought_amount: bought.amount,
-    value_usd: micros / 1e6,
-  }
+    wallet,
+    side,
+    token: { address: tok, amount: (10n * 10n ** 18n).toString() },
+    quote: { address: usdc, amount: String(micros) },
+    usd: micros / 1e6,
+  })
 }
 
 const TOP = DEFAULT_SMART_MONEY_RULES.find((r): r is TopRule => r.id === 'top-100-pnl-30d')!

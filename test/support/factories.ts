@@ -55,6 +55,31 @@ export interface SwapRowInput {
   ingested_at?: number
 }
 
+/** A wallet's trade of a token against a quote token: a buy gives the quote for the token, a sell the token for the quote; valued at `usd`. */
+export interface TradeInput {
+  hash: string
+  timestamp: number
+  wallet: string
+  side: 'buy' | 'sell'
+  token: { address: string; amount: string }
+  quote: { address: string; amount: string }
+  usd: number
+}
+
+export function tradeRow({ hash, timestamp, wallet, side, token, quote, usd }: TradeInput): SwapRowInput {
+  const [sold, bought] = side === 'buy' ? [quote, token] : [token, quote]
+  return {
+    hash,
+    timestamp,
+    wallet_address: wallet,
+    token_sold_address: sold.address,
+    token_sold_amount: sold.amount,
+    token_bought_address: bought.address,
+    token_bought_amount: bought.amount,
+    value_usd: usd,
+  }
+}
+
 export interface HoldingRowInput {
   wallet_address: string
   contract_address: string
