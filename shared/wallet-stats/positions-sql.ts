@@ -1,5 +1,5 @@
 import type { Tables } from '../tables.js'
-import { foldCost, foldQuantity, foldSum, inWindow, LEG_ORDER, LEG_TUPLE, legField, pairFoldSql, startName, windowStartsSql, type FoldMeasure } from './pair-fold-sql.js'
+import { foldCost, foldQuantity, foldsSum, inWindow, LEG_ORDER, LEG_TUPLE, legField, pairFoldSql, startName, windowStartsSql, type FoldMeasure } from './pair-fold-sql.js'
 import { addressText, storedAddress } from './position-keys.js'
 import { STAT_WINDOWS, type StatWindow } from './windows.js'
 
@@ -24,7 +24,7 @@ const DT = "DateTime64(3, 'UTC')"
 
 /** Each swap of `source` as two legs: a sell of the sold token, a buy of the bought one, both at value_usd. */
 function legsSql(source: string, extra: string): string {
-  return `SELECT wallet_address, leg.1 AS token, toUnixTimestamp64Milli(timestamp) AS ms, hash, chain_id, leg.2 AS side, leg.3 AS amount,
+  return `SELECT wallet_address, leg.1 AS token, toUnixTimestamp64Milli(timestamp) AS ms, unhex(substring(hash, 3)) AS hash_bytes, chain_id, leg.2 AS side, leg.3 AS amount,
       isNotNull(value_usd) AS priced, ifNull(value_usd, 0.) AS usd${extra}
     FROM ${source}
     ARRAY JOIN [(token_sold_address, toUInt8(0), token_sold_amount), (token_bought_address, toUInt8(1), token_bought_amount)] AS leg`
@@ -116,7 +116,7 @@ function foldedSql(pairs: string): string {
 }
 
 /** A wallet's sum over its folded pairs of one measure, per window. */
-const pairsSum = (measure: FoldMeasure) => perWindow((w) => `arraySum(f -> ${foldSum('f', w, measure)}, folds)`)
+const pairsSum = (measure: FoldMeasure) => perWindow((w) => foldsSum((ofFold) => `arraySum(f -> ${ofFold}, folds)`, w, measure))
 
 /** Each pair's position after the fold: a column of the positions and the wallet's array it is taken from. */
 const PAIR_COLUMNS: Readonly<Record<string, string>> = {
@@ -150,7 +150,9 @@ const WALLET_SUMS = [
 /**
  * INSERT of the folded pairs of `source` (a table or a parenthesized query with
  * SOURCE_COLUMNS): one row per pair, the wallet's sums on its first pair's row (empty on the
- * others: one column of tuples costs a run less than an array column per measure).
+ * others: one column of tuples costs a run less than an array column per measure). The sums
+ * are joined as an array of one per pair (the first the sums, the others empty) rather than
+ * chosen after the join, which would copy them onto every pair's row first.
  * Parameters: as_of, computed_at (and positions_since when carried). `narrowByWallet`: see
  * carriedPairsSql.
  */
@@ -159,15 +161,18 @@ export function positionsInsertSql(t: Tables, source: string, start: PairStart, 
   const perWallet = [
     ...Object.entries(PAIR_COLUMNS).map(([column, array]) => `${array} AS ${column}_array`),
     `arrayZip(${WALLET_SUMS.join(',\n      ')}) AS sums`,
+    // arraySlice(sums, 1, 0): an empty array of the sums' type.
+    'arrayPushFront(arrayWithConstant(length(tokens) - 1, arraySlice(sums, 1, 0)), sums) AS wallet_sums_array',
   ]
-  const columns = ['wallet_address', ...Object.keys(PAIR_COLUMNS), 'wallet_sums', 'computed_at']
+  const joined = [...Object.keys(PAIR_COLUMNS), 'wallet_sums']
+  const columns = ['wallet_address', ...joined, 'computed_at']
   return `INSERT INTO ${t.walletPositions} (${columns.join(', ')})
-SELECT ${storedAddress('wallet_address')}, ${Object.keys(PAIR_COLUMNS).map((c) => (c === 'token' ? storedAddress(c) : c)).join(', ')}, if(pair = 1, sums, []), {computed_at: ${DT}}
+SELECT ${storedAddress('wallet_address')}, ${joined.map((c) => (c === 'token' ? storedAddress(c) : c)).join(', ')}, {computed_at: ${DT}}
 FROM (
   WITH {as_of: ${DT}} AS as_of,
     ${windowStartsSql()}
   SELECT wallet_address, ${perWallet.join(',\n    ')}
   FROM (${foldedSql(pairs)})
 )
-ARRAY JOIN ${Object.keys(PAIR_COLUMNS).map((column) => `${column}_array AS ${column}`).join(', ')}, arrayEnumerate(token_array) AS pair`
+ARRAY JOIN ${joined.map((column) => `${column}_array AS ${column}`).join(', ')}`
 }
