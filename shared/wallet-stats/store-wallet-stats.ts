@@ -7,6 +7,7 @@ import { stepTimer } from './run-steps.js'
 import { runWrite } from './run-write.js'
 import { positionsInsertSql, SOURCE_COLUMNS } from './positions-sql.js'
 import { walletStatsInsertSql } from './stats-query.js'
+import { withMergesHeld } from './held-merges.js'
 import { walletSlices, type Slicing } from './wallet-slices.js'
 import { recordWalletStatsRun, type WalletStatsRun } from './wallet-stats-runs.js'
 
@@ -38,7 +39,8 @@ export interface FullRunOptions {
 /**
  * The full computation: every pair of every wallet folded from its first leg as of `asOfMs`
  * (positions-sql.ts), the wallets in slices (walletSlices), each slice read from its own range
- * of the wallet path; then every wallet's rows from its sums (stats-query.ts), and the run recorded; readers
+ * of the wallet path, the positions' merges held until the run's rows are written (held-merges.ts);
+ * then every wallet's rows from its sums (stats-query.ts), and the run recorded; readers
  * use the latest run (latestWalletStatsRun). Its positions start a new generation: incremental
  * runs (incremental-run.ts) continue from them. The swaps are the wallet path's live rows, as
  * the wallet's own pages list them.
@@ -51,14 +53,16 @@ export async function storeWalletStats(clickhouse: ClickHouseClient, tables: Tab
   const query_params = { as_of: dateTime64Param(asOfMs), computed_at: dateTime64Param(computedAtMs), positions_since: dateTime64Param(computedAtMs) }
   const slices = await walletSlices(clickhouse, tables, options.slicing)
   step('slices')
-  for (const slice of slices) {
-    await runWrite(clickhouse, positionsInsertSql(tables, `(${swaps} AND ${slice.condition})`, 'zero'), { ...query_params, ...slice.params })
-  }
-  step(`positions (${slices.length} slices)`)
-  await storeMarks(clickhouse, tables, query_params, 'full')
-  step('marks')
-  await runWrite(clickhouse, walletStatsInsertSql(tables, false), query_params)
-  step('wallet rows')
+  await withMergesHeld(clickhouse, [tables.walletPositions], async () => {
+    for (const slice of slices) {
+      await runWrite(clickhouse, positionsInsertSql(tables, `(${swaps} AND ${slice.condition})`, 'zero'), { ...query_params, ...slice.params })
+    }
+    step(`positions (${slices.length} slices)`)
+    await storeMarks(clickhouse, tables, query_params, 'full')
+    step('marks')
+    await runWrite(clickhouse, walletStatsInsertSql(tables, false), query_params)
+    step('wallet rows')
+  })
   return recordWalletStatsRun(clickhouse, tables, {
     computedAtMs,
     asOfMs,

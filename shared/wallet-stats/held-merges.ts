@@ -1,0 +1,30 @@
+import type { ClickHouseClient } from '../clickhouse.js'
+
+/**
+ * Runs a statistics run's writes with the background merges of `tables` held until it ends.
+ * A full run writes its positions in a dozen slices. Merging them while the later slices
+ * are still being folded takes cores the fold needs, and merges the same rows again as
+ * more slices arrive. Held, they merge once, after the run. On the benchmark's 10M store,
+ * alternated: 35.0–39.9 s → 28.8–33.6 s.
+ *
+ * A hint only: where the server refuses it (no SYSTEM privilege, or a Distributed table on
+ * a cluster, whose replicas merge on their own), the run goes on with merges running. A
+ * crash leaves nothing held: the hold lives in the server's memory, and a restart (or the
+ * next run's end) releases it.
+ */
+export async function withMergesHeld<T>(clickhouse: ClickHouseClient, tables: readonly string[], work: () => Promise<T>): Promise<T> {
+  const held: string[] = []
+  for (const table of tables) {
+    try {
+      await clickhouse.command({ query: `SYSTEM STOP MERGES ${table}` })
+      held.push(table)
+    } catch {
+      // Not held: the run is only slower.
+    }
+  }
+  try {
+    return await work()
+  } finally {
+    for (const table of held) await clickhouse.command({ query: `SYSTEM START MERGES ${table}` })
+  }
+}
