@@ -6,13 +6,14 @@ import { STAT_WINDOWS, WINDOW_DAYS, type StatWindow } from './windows.js'
  *
  * A leg is the tuple (token, ms, hash_bytes, chain_id, side (0 sell, 1 buy), amount UInt256,
  * priced UInt8, usd Float64): LEG_TUPLE. The hash is its 32 bytes (stored hashes are 0x and
- * 64 lower-case hex digits, so the bytes order as the text does), shorter to carry and sort. A pair's legs are folded in their order (time,
- * hash, chain, side) in one arrayFold whose accumulator holds:
+ * 64 lower-case hex digits, so the bytes order as the text does), shorter to carry and sort.
+ * A pair's legs are folded in their order (time, hash, chain, side) in one arrayFold whose
+ * accumulator holds:
  *
  * - the position: quantity, cost;
  * - the outcome of the leg just folded (reduced, realized, closed cost, matched and
  *   unmatched proceeds) and its time: each step computes its leg's outcome and adds the
- *   previous one's to the sums, the last outcome after the fold (foldSum). Adding each
+ *   previous one's to the sums, the last outcome after the fold (foldsSum). Adding each
  *   leg's outcome in its own step measured slower (1.5–1.7 s against 1.2–1.3 s for a slice
  *   of 630,000 swaps);
  * - per window and measure, the sums of the legs inside the window.
@@ -36,7 +37,8 @@ export type FoldMeasure = 'realized' | 'closed' | 'matched' | 'unmatched' | 'red
 
 /**
  * The sums the fold keeps per window: the reduced and won legs are counted in one UInt64
- * (reduced + won·2^32; a pair has far fewer than 2^32 legs), one sum fewer in each step.
+ * (reduced + won·2^32; even summed over a wallet's pairs, far fewer than 2^32 legs), one
+ * sum fewer in each step.
  */
 const SUMS = ['realized', 'closed', 'matched', 'unmatched', 'counts'] as const
 type FoldSum = (typeof SUMS)[number]
@@ -72,6 +74,7 @@ export function inWindow(ms: string, w: StatWindow): string {
 
 const SELL = `${L.side} = 0`
 const RECORDED_BUY = `(${L.side} = 1 AND ${L.priced} AND ${L.amount} > 0)`
+// COVERED and REMOVED are used only where the leg is a sell.
 const COVERED = `least(${L.amount}, acc.1)`
 const REMOVED = `if(${COVERED} = acc.1, acc.2, acc.2 * toFloat64(${COVERED}) / toFloat64(acc.1))`
 const REDUCED = `(${SELL} AND ${L.priced} AND ${COVERED} > 0)`
