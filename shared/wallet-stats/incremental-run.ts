@@ -82,7 +82,7 @@ export async function updateWalletStats(
   if (refolded.length > (options.maxRefoldedWallets ?? 2_000)) return storeWalletStats(clickhouse, tables, asOfMs, computedAt)
   params.refolded = refolded
 
-  await fillRunSwaps(clickhouse, tables, params)
+  await fillRunSwaps(clickhouse, tables, params, late)
   step('swaps to fold')
   // Narrowing the carried lookup to the continued wallets pays when they are a few of all.
   const narrowByWallet = (await continuedWallets(clickhouse, tables)) * 4 <= previous.wallets
