@@ -161,8 +161,8 @@ export function positionsInsertSql(t: Tables, source: string, start: PairStart, 
   const perWallet = [
     ...Object.entries(PAIR_COLUMNS).map(([column, array]) => `${array} AS ${column}_array`),
     `arrayZip(${WALLET_SUMS.join(',\n      ')}) AS sums`,
-    // arraySlice(sums, 1, 0): an empty array of the sums' type.
-    'arrayPushFront(arrayWithConstant(length(tokens) - 1, arraySlice(sums, 1, 0)), sums) AS wallet_sums_array',
+    // Resized with the type's default: [sums, [], [], …].
+    'arrayResize([sums], length(tokens)) AS wallet_sums_array',
   ]
   const joined = [...Object.keys(PAIR_COLUMNS), 'wallet_sums']
   const columns = ['wallet_address', ...joined, 'computed_at']
