@@ -1,5 +1,19 @@
 import type { Tables } from '../tables.js'
-import { foldCost, foldQuantity, foldsSum, inWindow, LEG_ORDER, LEG_TUPLE, legField, pairFoldSql, startName, windowStartsSql, type FoldMeasure } from './pair-fold-sql.js'
+import {
+  foldBefores,
+  foldCost,
+  foldQuantity,
+  inWindow,
+  LEG_ORDER,
+  LEG_TUPLE,
+  legField,
+  legOutcomesSql,
+  legsSum,
+  pairFoldSql,
+  startName,
+  windowStartsSql,
+  type LegMeasure,
+} from './pair-fold-sql.js'
 import { addressText, storedAddress } from './position-keys.js'
 import { STAT_WINDOWS, type StatWindow } from './windows.js'
 
@@ -115,8 +129,8 @@ function foldedSql(pairs: string): string {
     FROM (${pairs})`
 }
 
-/** A wallet's sum over its folded pairs of one measure, per window. */
-const pairsSum = (measure: FoldMeasure) => perWindow((w) => foldsSum((ofFold) => `arraySum(f -> ${ofFold}, folds)`, w, measure))
+/** A wallet's sum over its folded legs of one measure, per window. */
+const legsSums = (measure: LegMeasure) => perWindow((w) => legsSum(w, measure))
 
 /** Each pair's position after the fold: a column of the positions and the wallet's array it is taken from. */
 const PAIR_COLUMNS: Readonly<Record<string, string>> = {
@@ -135,12 +149,12 @@ const WALLET_SUMS = [
   'wallet_trades',
   'wallet_trades_without_usd',
   'wallet_volume_usd',
-  pairsSum('matched'),
-  pairsSum('unmatched'),
-  pairsSum('closed'),
-  pairsSum('realized'),
-  pairsSum('reduced'),
-  pairsSum('won'),
+  legsSums('matched'),
+  legsSums('unmatched'),
+  legsSums('closed'),
+  legsSums('realized'),
+  legsSums('reduced'),
+  legsSums('won'),
   // A pair counts in a window's tokens traded in the run whose fold brings it into the window.
   perWindow((w) => `toUInt64(arrayCount((p, carried) -> carried < ${startName(w)} AND ${legField('p[-1]', 'ms')} >= ${startName(w)}, pairs, carried_last_ms))`),
   'wallet_first_trade',
@@ -159,6 +173,9 @@ const WALLET_SUMS = [
 export function positionsInsertSql(t: Tables, source: string, start: PairStart, { narrowByWallet = false } = {}): string {
   const pairs = start === 'zero' ? `SELECT *, ${ZERO_CARRIED} FROM (${walletPairsSql(source, 'zero')})` : carriedPairsSql(t, source, narrowByWallet)
   const perWallet = [
+    // The pairs' legs in the wallet's order (pairs split wallet_legs), each with the position before it.
+    `arrayFlatten(arrayMap(f -> ${foldBefores('f')}, folds)) AS leg_befores`,
+    ...legOutcomesSql('wallet_legs', 'leg_befores'),
     ...Object.entries(PAIR_COLUMNS).map(([column, array]) => `${array} AS ${column}_array`),
     `arrayZip(${WALLET_SUMS.join(',\n      ')}) AS sums`,
     // Resized with the type's default: [sums, [], [], …].
