@@ -77,6 +77,9 @@ describe('wallet statistics on hand-made sequences', () => {
     buy(w('windows'), 10, 10, t(100)),
     sell(w('windows'), 5, 15, t(60)),
     sell(w('windows'), 5, 10, t(10)),
+    // sold for what it cost: reduced, not won
+    buy(w('even'), 10, 20, t(12)),
+    sell(w('even'), 10, 20, t(11)),
     // a buy without USD: counted, not recorded; the sell has no cost basis
     buy(w('no-usd'), 10, null, t(3)),
     sell(w('no-usd'), 10, 50, t(1)), // also the last TOK price of all: $5
@@ -126,6 +129,10 @@ describe('wallet statistics on hand-made sequences', () => {
     expect(all('beyond')).toMatchObject({ realizedPnlUsd: 10, closedCostUsd: 5, matchedProceedsUsd: 15, positionsReduced: 1, winRate: 1 })
     // $15 for the 5 TOK never bought, and the $5 of USDC spent on the buy
     expect(all('beyond').unmatchedProceedsUsd).toBe(20)
+  })
+
+  it('a sell at its cost basis is a reduction but not a win', () => {
+    expect(all('even')).toMatchObject({ realizedPnlUsd: 0, closedCostUsd: 20, positionsReduced: 1, positionsWon: 0, winRate: 0 })
   })
 
   it('several tokens: each its own average cost', () => {
