@@ -10,7 +10,8 @@
  * measured in the same run:
  * - the full computation (storeWalletStats) beside one plain FINAL scan of the same swaps;
  * - the incremental update after the new swaps, with the clock moved by the step
- *   (updateWalletStats), beside a FINAL scan of the new swaps; BENCH_VERIFY=1 also runs a
+ *   (updateWalletStats), beside a scan of the columns of the stored positions that its
+ *   carried lookup reads; BENCH_VERIFY=1 also runs a
  *   full computation at the same time and compares every wallet's rows with it;
  * - GET /wallets (its first request after the run, which reads the run's tracked set, then
  *   p50/p99) and GET /wallets/:address p50/p99 (a different wallet each request) over real
@@ -169,7 +170,12 @@ try {
   await insertSwaps({ from: SWAPS, size: NEW_SWAPS, every: 1, ingestDelayMs: 120_000, startMs: endMs + 1, spanMs: STEP_MS, first: SWAPS, total: NEW_SWAPS })
   console.log(`  merges settled in ${seconds(await mergesSettled())}`)
   const updateLoad = load()
-  const [, newScanMs] = await scanSwaps(`WHERE timestamp > {after: DateTime64(3, 'UTC')}`, { after: dateTime64Param(endMs) })
+  // The update's floor: its carried lookup reads these columns of every stored position (each granule holds a touched pair).
+  const [, positionsScanMs] = await timed(() =>
+    clickhouse
+      .query({ query: `SELECT count(), sum(cost_usd), max(quantity), max(last_timestamp), max(computed_at) FROM ${tables.walletPositions}`, format: 'JSONEachRow' })
+      .then((r) => r.json()),
+  )
   const steps: string[] = []
   const onStep = (step: string, took: number) => steps.push(`${step} ${seconds(took)}`)
   const [update, updateMs] = await timed(() => updateWalletStats(clickhouse, tables, endMs + STEP_MS, Date.now(), { onStep }))
@@ -202,7 +208,7 @@ try {
       ['measure', 'time', 'reference in the same run', 'load average (1, 5, 15 min)', 'issue target (10M swaps, 100k wallets)'],
       [
         ['full computation (every wallet, every window)', `${seconds(fullMs)} (${fullSteps.join(', ')})`, `FINAL scan of the swaps: ${seconds(scanMs)}`, fullLoad, '≤ 30 s'],
-        [`${update.kind} update after ${count(NEW_SWAPS)} new swaps`, `${hundredths(updateMs)} (${steps.join(', ')})`, `FINAL scan of the new swaps: ${seconds(newScanMs)}`, updateLoad, '≤ 2 s'],
+        [`${update.kind} update after ${count(NEW_SWAPS)} new swaps`, `${hundredths(updateMs)} (${steps.join(', ')})`, `a scan of the stored positions' quantity, cost and times: ${hundredths(positionsScanMs)}`, updateLoad, '≤ 2 s'],
         ['GET /wallets?limit=50, the first request after the run', `${ms(firstListMs)} ms`, '', apiLoad, ''],
         ['GET /wallets?limit=50 p50 / p99', `${ms(percentile(list, 0.5))} / ${ms(percentile(list, 0.99))} ms`, `GET /health p50 ${ms(percentile(health, 0.5))} ms`, apiLoad, 'p50 ≤ 30 ms'],
         ['GET /wallets/:address p50 / p99 (a different wallet each time)', `${ms(percentile(one, 0.5))} / ${ms(percentile(one, 0.99))} ms`, '', apiLoad, ''],
