@@ -97,8 +97,8 @@ const maskName = (w: StatWindow) => `legs_in_${WINDOW_DAYS[w]}d`
  * Select-list entries naming, for the legs `legs` (an array of LEG_TUPLE) and `befores` (the
  * position before each, as foldBefores gives), each leg's outcome as an array per measure,
  * and each bounded window's mask of the legs; the window starts (windowStartsSql) in scope.
- * A sell's covered amount is what it sells of the position, when it is priced (0 otherwise),
- * so a leg with one reduces the position.
+ * A leg's covered amount is what a priced sell takes of the position (0 for any other leg),
+ * so a leg reduces the position exactly when its covered amount is above 0.
  */
 export function legOutcomesSql(legs: string, befores: string): string[] {
   return [
