@@ -61,9 +61,15 @@ export function inWindow(ms: string, w: StatWindow): string {
 
 const SELL = `${L.side} = 0`
 const RECORDED_BUY = `(${L.side} = 1 AND ${L.priced} AND ${L.amount} > 0)`
+/** The share part/whole of `value` (UInt256 part and whole): the value itself when the part is the whole. */
+const shareOf = (part: string, whole: string, value: string) => `if(${part} = ${whole}, ${value}, ${value} * toFloat64(${part}) / toFloat64(${whole}))`
+
+/** What a sell of the leg x covers of the position of quantity q. */
+const coveredOf = (q: string) => `least(${L.amount}, ${q})`
+
 // COVERED and REMOVED are used only where the leg is a sell.
-const COVERED = `least(${L.amount}, acc.1)`
-const REMOVED = `if(${COVERED} = acc.1, acc.2, acc.2 * toFloat64(${COVERED}) / toFloat64(acc.1))`
+const COVERED = coveredOf('acc.1')
+const REMOVED = shareOf(COVERED, 'acc.1', 'acc.2')
 
 /** The position after the leg x, and the positions before each leg so far with the one before x added. */
 const STEP = `tuple(
@@ -102,9 +108,9 @@ const maskName = (w: StatWindow) => `legs_in_${WINDOW_DAYS[w]}d`
  */
 export function legOutcomesSql(legs: string, befores: string): string[] {
   return [
-    `arrayMap((x, b) -> if(${SELL} AND ${L.priced}, least(${L.amount}, b.1), toUInt256(0)), ${legs}, ${befores}) AS leg_covered`,
-    `arrayMap((covered, b) -> if(covered = 0, 0., if(covered = b.1, b.2, b.2 * toFloat64(covered) / toFloat64(b.1))), leg_covered, ${befores}) AS leg_closed`,
-    `arrayMap((x, covered) -> if(covered = 0, 0., if(covered = ${L.amount}, ${L.usd}, ${L.usd} * toFloat64(covered) / toFloat64(${L.amount}))), ${legs}, leg_covered) AS leg_matched`,
+    `arrayMap((x, b) -> if(${SELL} AND ${L.priced}, ${coveredOf('b.1')}, toUInt256(0)), ${legs}, ${befores}) AS leg_covered`,
+    `arrayMap((covered, b) -> if(covered = 0, 0., ${shareOf('covered', 'b.1', 'b.2')}), leg_covered, ${befores}) AS leg_closed`,
+    `arrayMap((x, covered) -> if(covered = 0, 0., ${shareOf('covered', L.amount, L.usd)}), ${legs}, leg_covered) AS leg_matched`,
     `arrayMap((matched, closed) -> matched - closed, leg_matched, leg_closed) AS leg_realized`,
     `arrayMap((x, matched) -> if(${SELL} AND ${L.priced}, ${L.usd} - matched, 0.), ${legs}, leg_matched) AS leg_unmatched`,
     `arrayMap((covered, realized) -> toUInt64(covered > 0) + if(covered > 0 AND realized > 0, ${WON}, 0), leg_covered, leg_realized) AS leg_counts`,

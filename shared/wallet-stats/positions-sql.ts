@@ -130,7 +130,7 @@ function foldedSql(pairs: string): string {
 }
 
 /** A wallet's sum over its folded legs of one measure, per window. */
-const legsSums = (measure: LegMeasure) => perWindow((w) => legsSum(w, measure))
+const legsSumPerWindow = (measure: LegMeasure) => perWindow((w) => legsSum(w, measure))
 
 /** Each pair's position after the fold: a column of the positions and the wallet's array it is taken from. */
 const PAIR_COLUMNS: Readonly<Record<string, string>> = {
@@ -149,12 +149,12 @@ const WALLET_SUMS = [
   'wallet_trades',
   'wallet_trades_without_usd',
   'wallet_volume_usd',
-  legsSums('matched'),
-  legsSums('unmatched'),
-  legsSums('closed'),
-  legsSums('realized'),
-  legsSums('reduced'),
-  legsSums('won'),
+  legsSumPerWindow('matched'),
+  legsSumPerWindow('unmatched'),
+  legsSumPerWindow('closed'),
+  legsSumPerWindow('realized'),
+  legsSumPerWindow('reduced'),
+  legsSumPerWindow('won'),
   // A pair counts in a window's tokens traded in the run whose fold brings it into the window.
   perWindow((w) => `toUInt64(arrayCount((p, carried) -> carried < ${startName(w)} AND ${legField('p[-1]', 'ms')} >= ${startName(w)}, pairs, carried_last_ms))`),
   'wallet_first_trade',
