@@ -38,7 +38,10 @@ export function startWalletStatsRefresher(deps: WalletStatsRefresherDeps): { sto
       const newSwaps = until !== null && (latest?.swapsIngestedUntilMs ?? -1) < until
       if (!stale && !newSwaps) return
       const fullDue = latest?.positionsSinceMs == null || now - latest.positionsSinceMs >= deps.maxAgeMs
-      const run = fullDue ? await storeWalletStats(deps.clickhouse, deps.tables, now, now) : await updateWalletStats(deps.clickhouse, deps.tables, now, now)
+      const onMergesNotHeld = (table: string, err: unknown) => deps.logger.warn('positions merged during the statistics run: the hold was refused', { table, err })
+      const run = fullDue
+        ? await storeWalletStats(deps.clickhouse, deps.tables, now, now, { onMergesNotHeld })
+        : await updateWalletStats(deps.clickhouse, deps.tables, now, now, { onMergesNotHeld })
       deps.logger.info('wallet statistics computed', { kind: run.kind, wallets: run.wallets, durationMs: run.durationMs })
     } catch (err) {
       deps.logger.warn('wallet statistics refresh failed', { err })

@@ -49,8 +49,14 @@ describe('withMergesHeld', () => {
     expect(await activeParts()).toBe(1)
   })
 
-  it('goes on without a hold where the server refuses one', async () => {
-    const result = await withMergesHeld(rt.clickhouse, [`${rt.tables.database}.no_such_table`], async () => 'done')
+  it('goes on without a hold where the server refuses one, and says which table', async () => {
+    const refused: string[] = []
+    // chDB refuses a hold only on a database it lacks (a missing table or a Memory one it holds
+    // silently); a server also refuses one without the SYSTEM privilege.
+    const missing = `${rt.tables.database}_missing.positions`
+    const result = await withMergesHeld(rt.clickhouse, [missing, table], async () => 'done', (t, err) => refused.push(`${t}: ${String(err)}`))
     expect(result).toBe('done')
+    expect(refused).toHaveLength(1)
+    expect(refused[0]).toMatch(new RegExp(`^${missing}: .*${rt.tables.database}_missing`))
   })
 })

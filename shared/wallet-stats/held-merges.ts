@@ -8,18 +8,24 @@ import type { ClickHouseClient } from '../clickhouse.js'
  * alternated: 35.0–39.9 s → 28.8–33.6 s.
  *
  * A hint only: where the server refuses it (no SYSTEM privilege, or a Distributed table on
- * a cluster, whose replicas merge on their own), the run goes on with merges running. A
+ * a cluster, whose replicas merge on their own), the run goes on with merges running, and
+ * `onRefused` is told which table and why (the refresher logs it: the run is slower). A
  * crash leaves nothing held: the hold lives in the server's memory, and a restart (or the
  * next run's end) releases it.
  */
-export async function withMergesHeld<T>(clickhouse: ClickHouseClient, tables: readonly string[], work: () => Promise<T>): Promise<T> {
+export async function withMergesHeld<T>(
+  clickhouse: ClickHouseClient,
+  tables: readonly string[],
+  work: () => Promise<T>,
+  onRefused?: (table: string, err: unknown) => void,
+): Promise<T> {
   const held: string[] = []
   for (const table of tables) {
     try {
       await clickhouse.command({ query: `SYSTEM STOP MERGES ${table}` })
       held.push(table)
-    } catch {
-      // Not held: the run is only slower.
+    } catch (err) {
+      onRefused?.(table, err)
     }
   }
   try {

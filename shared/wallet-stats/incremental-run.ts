@@ -8,7 +8,7 @@ import { anyLateKeys, continuedWallets, fillRunSwaps, retractVanishedPairs, wall
 import { stepTimer } from './run-steps.js'
 import { runWrite } from './run-write.js'
 import { walletStatsInsertSql } from './stats-query.js'
-import { storeWalletStats, swapsIngestedUntil } from './store-wallet-stats.js'
+import { storeWalletStats, swapsIngestedUntil, type FullRunOptions } from './store-wallet-stats.js'
 import { latestWalletStatsRun, recordWalletStatsRun, type WalletStatsRun } from './wallet-stats-runs.js'
 
 export interface UpdateOptions {
@@ -16,6 +16,8 @@ export interface UpdateOptions {
   maxRefoldedWallets?: number
   /** Told each step's duration (the benchmark prints them). */
   onStep?: (step: string, ms: number) => void
+  /** Passed to the full run made instead, when one is (storeWalletStats). */
+  onMergesNotHeld?: FullRunOptions['onMergesNotHeld']
 }
 
 const DT = "DateTime64(3, 'UTC')"
@@ -57,13 +59,14 @@ export async function updateWalletStats(
   const step = stepTimer(options.onStep, started)
   const previous = await latestWalletStatsRun(clickhouse, tables)
   const computedAt = Math.max(computedAtMs, (previous?.computedAtMs ?? 0) + 1)
+  const fullRun = () => storeWalletStats(clickhouse, tables, asOfMs, computedAt, { onMergesNotHeld: options.onMergesNotHeld })
   if (
     previous === null ||
     previous.positionsSinceMs === null ||
     asOfMs < previous.asOfMs ||
     !(await positionsAreThePreviousRuns(clickhouse, tables, previous))
   ) {
-    return storeWalletStats(clickhouse, tables, asOfMs, computedAt)
+    return fullRun()
   }
   const until = await swapsIngestedUntil(clickhouse, tables, previous.swapsIngestedUntilMs)
   const params: Record<string, unknown> = {
@@ -79,7 +82,7 @@ export async function updateWalletStats(
   const late = await anyLateKeys(clickhouse, tables, params)
   const refolded = await walletsToRefold(clickhouse, tables, params, late)
   step(`wallets to refold (${refolded.length})`)
-  if (refolded.length > (options.maxRefoldedWallets ?? 2_000)) return storeWalletStats(clickhouse, tables, asOfMs, computedAt)
+  if (refolded.length > (options.maxRefoldedWallets ?? 2_000)) return fullRun()
   params.refolded = refolded
 
   await fillRunSwaps(clickhouse, tables, params, late)

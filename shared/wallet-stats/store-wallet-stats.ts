@@ -34,6 +34,8 @@ export interface FullRunOptions {
   slicing?: Slicing
   /** Told each step's duration (the benchmark prints them). */
   onStep?: (step: string, ms: number) => void
+  /** Told when the server refused to hold a table's merges during the run (held-merges.ts). */
+  onMergesNotHeld?: (table: string, err: unknown) => void
 }
 
 /**
@@ -62,7 +64,7 @@ export async function storeWalletStats(clickhouse: ClickHouseClient, tables: Tab
     step('marks')
     await runWrite(clickhouse, walletStatsInsertSql(tables, false), query_params)
     step('wallet rows')
-  })
+  }, options.onMergesNotHeld)
   return recordWalletStatsRun(clickhouse, tables, {
     computedAtMs,
     asOfMs,
