@@ -1,5 +1,8 @@
 import type { ClickHouseClient } from '../clickhouse.js'
 
+/** Told which table's merges the server refused to hold, and its error. */
+export type HoldRefused = (table: string, err: unknown) => void
+
 /**
  * Runs a statistics run's writes with the background merges of `tables` held until it ends.
  * A full run writes its positions in a dozen slices. Merging them while the later slices
@@ -17,7 +20,7 @@ export async function withMergesHeld<T>(
   clickhouse: ClickHouseClient,
   tables: readonly string[],
   work: () => Promise<T>,
-  onRefused?: (table: string, err: unknown) => void,
+  onRefused?: HoldRefused,
 ): Promise<T> {
   const held: string[] = []
   for (const table of tables) {

@@ -8,7 +8,8 @@ import { anyLateKeys, continuedWallets, fillRunSwaps, retractVanishedPairs, wall
 import { stepTimer } from './run-steps.js'
 import { runWrite } from './run-write.js'
 import { walletStatsInsertSql } from './stats-query.js'
-import { storeWalletStats, swapsIngestedUntil, type FullRunOptions } from './store-wallet-stats.js'
+import type { HoldRefused } from './held-merges.js'
+import { storeWalletStats, swapsIngestedUntil } from './store-wallet-stats.js'
 import { latestWalletStatsRun, recordWalletStatsRun, type WalletStatsRun } from './wallet-stats-runs.js'
 
 export interface UpdateOptions {
@@ -17,7 +18,7 @@ export interface UpdateOptions {
   /** Told each step's duration (the benchmark prints them). */
   onStep?: (step: string, ms: number) => void
   /** Passed to the full run made instead, when one is (storeWalletStats). */
-  onMergesNotHeld?: FullRunOptions['onMergesNotHeld']
+  onMergesNotHeld?: HoldRefused
 }
 
 const DT = "DateTime64(3, 'UTC')"

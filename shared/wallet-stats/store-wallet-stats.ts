@@ -7,7 +7,7 @@ import { stepTimer } from './run-steps.js'
 import { runWrite } from './run-write.js'
 import { positionsInsertSql, SOURCE_COLUMNS } from './positions-sql.js'
 import { walletStatsInsertSql } from './stats-query.js'
-import { withMergesHeld } from './held-merges.js'
+import { withMergesHeld, type HoldRefused } from './held-merges.js'
 import { walletSlices, type Slicing } from './wallet-slices.js'
 import { recordWalletStatsRun, type WalletStatsRun } from './wallet-stats-runs.js'
 
@@ -35,7 +35,7 @@ export interface FullRunOptions {
   /** Told each step's duration (the benchmark prints them). */
   onStep?: (step: string, ms: number) => void
   /** Told when the server refused to hold a table's merges during the run (held-merges.ts). */
-  onMergesNotHeld?: (table: string, err: unknown) => void
+  onMergesNotHeld?: HoldRefused
 }
 
 /**
