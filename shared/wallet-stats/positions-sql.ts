@@ -137,7 +137,7 @@ const PAIR_COLUMNS: Readonly<Record<string, string>> = {
   token: 'tokens',
   quantity: `arrayMap(f -> ${foldQuantity('f')}, folds)`,
   cost_usd: `arrayMap(f -> ${foldCost('f')}, folds)`,
-  last_timestamp: `arrayMap(p -> fromUnixTimestamp64Milli(${legField('p[-1]', 'ms')}, 'UTC'), pairs)`,
+  last_timestamp: `arrayMap(ms -> fromUnixTimestamp64Milli(ms, 'UTC'), pair_last_ms)`,
 }
 
 /**
@@ -156,7 +156,7 @@ const WALLET_SUMS = [
   legsSumPerWindow('reduced'),
   legsSumPerWindow('won'),
   // A pair counts in a window's tokens traded in the run whose fold brings it into the window.
-  perWindow((w) => `toUInt64(arrayCount((p, carried) -> carried < ${startName(w)} AND ${legField('p[-1]', 'ms')} >= ${startName(w)}, pairs, carried_last_ms))`),
+  perWindow((w) => `toUInt64(arrayCount((last, carried) -> carried < ${startName(w)} AND last >= ${startName(w)}, pair_last_ms, carried_last_ms))`),
   'wallet_first_trade',
   'wallet_last_trade',
 ]
@@ -175,6 +175,8 @@ export function positionsInsertSql(t: Tables, source: string, start: PairStart, 
   const perWallet = [
     // The pairs' legs in the wallet's order (pairs split wallet_legs), each with the position before it.
     `arrayFlatten(arrayMap(f -> ${foldBefores('f')}, folds)) AS leg_befores`,
+    // Each pair's last leg's time, taken once: a lambda over the pairs themselves copies every leg of each (four windows' counts did).
+    `arrayMap(p -> ${legField('p[-1]', 'ms')}, pairs) AS pair_last_ms`,
     ...legOutcomesSql('wallet_legs', 'leg_befores'),
     ...Object.entries(PAIR_COLUMNS).map(([column, array]) => `${array} AS ${column}_array`),
     `arrayZip(${WALLET_SUMS.join(',\n      ')}) AS sums`,
