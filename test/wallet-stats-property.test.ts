@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { computeWalletStats } from '../shared/wallet-stats/compute-wallet-stats.js'
+import { FOLD_CHUNK_LEGS } from '../shared/wallet-stats/pair-fold-sql.js'
 import { referenceWalletStats } from '../shared/wallet-stats/reference.js'
 import type { StatSwap } from '../shared/wallet-stats/wallet-stats.js'
 import { addressFor, hashFor, insertSwaps, type SwapRowInput } from './support/factories.js'
@@ -16,15 +17,15 @@ interface Case {
   live: StatSwap[]
 }
 
-function randomCase(seed: number): Case {
+function randomCase(seed: number, { wallets: walletCount = 6, tokens: tokenCount = 4, swaps = 400 } = {}): Case {
   const rnd = prng(seed)
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)]!
-  const wallets = Array.from({ length: 6 }, (_, i) => addressFor(`prop-${seed}-wallet-${i}`))
-  const tokens = Array.from({ length: 4 }, (_, i) => addressFor(`prop-${seed}-token-${i}`))
+  const wallets = Array.from({ length: walletCount }, (_, i) => addressFor(`prop-${seed}-wallet-${i}`))
+  const tokens = Array.from({ length: tokenCount }, (_, i) => addressFor(`prop-${seed}-token-${i}`))
   /** 0 now and then; otherwise up to 10^30 (beyond 64 bits), so the quantities need UInt256. */
   const amount = () => (rnd() < 0.03 ? 0n : BigInt(Math.floor(rnd() * 1e6) + 1) * 10n ** BigInt(Math.floor(rnd() * 25)))
   const rows: SwapRowInput[] = []
-  for (let i = 0; i < 400; i++) {
+  for (let i = 0; i < swaps; i++) {
     const sold = pick(tokens)
     const bought = pick(tokens.filter((t) => t !== sold))
     rows.push({
@@ -45,7 +46,7 @@ function randomCase(seed: number): Case {
   const latest = new Map<string, SwapRowInput>()
   for (const r of [...rows, ...redelivered, ...moved]) latest.set(r.hash, r)
   const live = [...latest.values()].map(statSwapOf)
-  return { deliveries: [rows.slice(0, 200), rows.slice(200), redelivered, moved], live }
+  return { deliveries: [rows.slice(0, swaps / 2), rows.slice(swaps / 2), redelivered, moved], live }
 }
 
 /**
@@ -78,5 +79,18 @@ describe('wallet statistics: ClickHouse against the TypeScript reference', () =>
     expect(all.some((s) => s.positionsReduced > 0 && s.positionsWon < s.positionsReduced)).toBe(true)
     expect(all.some((s) => s.unmatchedProceedsUsd > 0)).toBe(true)
     expect(all.some((s) => s.tradesWithoutUsd > 0)).toBe(true)
+  }, 60_000)
+
+  it('folds a pair of more legs than one chunk of the fold holds as the reference does', async () => {
+    // one wallet trading two tokens: each swap is a leg of both pairs
+    const c = randomCase(5, { wallets: 1, tokens: 2, swaps: 2 * FOLD_CHUNK_LEGS + 100 })
+    expect(c.live.length).toBeGreaterThan(2 * FOLD_CHUNK_LEGS)
+    for (const table of [rt.tables.swaps, rt.tables.swapLocations, rt.tables.swapsByWallet]) {
+      await rt.clickhouse.command({ query: `TRUNCATE TABLE ${table}` })
+    }
+    for (const batch of c.deliveries) await insertSwaps(rt, batch)
+    const got = await computeWalletStats(rt.clickhouse, rt.tables, AS_OF)
+    expectSameWallets(got, referenceWalletStats(c.live, AS_OF), 'three chunks')
+    expect(got[0]!.windows.all.positionsReduced).toBeGreaterThan(FOLD_CHUNK_LEGS / 4)
   }, 60_000)
 })

@@ -9,7 +9,7 @@ import {
   legField,
   legOutcomesSql,
   legsSum,
-  pairFoldSql,
+  pairFoldsSql,
   startName,
   windowStartsSql,
   type LegMeasure,
@@ -125,7 +125,7 @@ function carriedPairsSql(t: Tables, source: string, narrowByWallet: boolean): st
 
 /** The folds of the pairs. */
 function foldedSql(pairs: string): string {
-  return `SELECT *, arrayMap((p, quantity, cost) -> ${pairFoldSql('p', 'quantity', 'cost')}, pairs, carried_quantity, carried_cost) AS folds
+  return `SELECT *, ${pairFoldsSql('pairs', 'carried_quantity', 'carried_cost').join(', ')}
     FROM (${pairs})`
 }
 
