@@ -117,6 +117,7 @@ export const FOLD_CHUNK_LEGS = 256
  * million swaps into Null: 2.25–2.65 s against 2.29–2.81 s, alternated).
  */
 export function pairFoldsSql(pairs: string, quantities: string, costs: string): string[] {
+  // The last chunk's field by its column: chunk_folds[-1] would copy that chunk's recorded positions too.
   const last = (field: number) => `arrayMap(c -> c.${field}, chunk_folds)[-1]`
   return [
     `arrayMap(p -> arraySplit((x, i) -> (i - 1) % ${FOLD_CHUNK_LEGS} = 0, arrayMap(${FOLD_LEG}, p), arrayEnumerate(p)), ${pairs}) AS pair_chunks`,
