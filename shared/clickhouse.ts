@@ -4,7 +4,7 @@ import { createClient, parseError, type ClickHouseClient, type ClickHouseClientC
 import { createChdbConnection, type ChdbExtension } from 'chdb/connection'
 import type { Config } from './config.js'
 
-export type { ClickHouseClient }
+export type { ClickHouseClient, ClickHouseSettings }
 
 /**
  * The one way to reach ClickHouse: a server when CLICKHOUSE_URL is set, otherwise

@@ -39,6 +39,14 @@ export interface FullRunOptions {
 }
 
 /**
+ * A slice's wallets grouped in the wallet path's order (its sorting key starts with the
+ * wallet), so its positions come out in the positions' key order (wallet, then token) and
+ * the insert need not sort them. On the benchmark's 10M store, alternated on fresh copies:
+ * the six slices took 20.4–21.8 s against 25.1–29.9 s; the positions written were the same.
+ */
+const IN_WALLET_ORDER = { optimize_aggregation_in_order: 1 } as const
+
+/**
  * The full computation: every pair of every wallet folded from its first leg as of `asOfMs`
  * (positions-sql.ts), the wallets in slices (walletSlices), each slice read from its own range
  * of the wallet path, the positions' merges held until the run's rows are written (held-merges.ts);
@@ -57,7 +65,7 @@ export async function storeWalletStats(clickhouse: ClickHouseClient, tables: Tab
   step('slices')
   await withMergesHeld(clickhouse, [tables.walletPositions], async () => {
     for (const slice of slices) {
-      await runWrite(clickhouse, positionsInsertSql(tables, `(${swaps} AND ${slice.condition})`, 'zero'), { ...query_params, ...slice.params })
+      await runWrite(clickhouse, positionsInsertSql(tables, `(${swaps} AND ${slice.condition})`, 'zero'), { ...query_params, ...slice.params }, IN_WALLET_ORDER)
     }
     step(`positions (${slices.length} slices)`)
     await storeMarks(clickhouse, tables, query_params, 'full')
