@@ -71,7 +71,10 @@ const laterOf = (x: string, y: string) => `if(${x} IS NULL OR ${y} > ${x}, ${y},
  * An incremental run joins the previous rows of the wallets not refolded with its sums, in
  * one pass: a wallet it folded and had rows adds its sums to them, a wallet it did not fold
  * keeps its row (no sums: zeros), a refolded or new wallet has only its sums. One join
- * measured 0.05–0.1 s less than adding up a union and copying the others apart.
+ * measured 0.05–0.1 s less than adding up a union and copying the others apart. Joined by
+ * sorting on (window, wallet), the rows come out in wallet_stats' key order and the insert
+ * need not sort them: on the benchmark's store the step took 0.68–0.77 s against
+ * 0.65–0.88 s with a hash join (mean 0.72 against 0.79), alternated four times.
  */
 export function walletStatsInsertSql(t: Tables, incremental: boolean): string {
   const columns = WALLET_STATS_COLUMNS.join(', ')
@@ -83,5 +86,6 @@ SELECT if(p.wallet_address = '', r.wallet_address, p.wallet_address), if(p.walle
   ${SUMMED.map((name) => `p.${name} + r.${name}`).join(', ')},
   ${earlierOf('p.first_trade', 'r.first_trade')}, ${laterOf('p.last_trade', 'r.last_trade')}, {computed_at: ${DT}}
 FROM (${previousRowsSql(t)}) AS p
-FULL OUTER JOIN (${runSumsPart(t)}) AS r ON r.wallet_address = p.wallet_address AND r.window = p.window`
+FULL OUTER JOIN (${runSumsPart(t)}) AS r ON r.window = p.window AND r.wallet_address = p.wallet_address
+SETTINGS join_algorithm = 'full_sorting_merge'`
 }
