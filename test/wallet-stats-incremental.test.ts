@@ -122,4 +122,15 @@ describe('wallet statistics: incremental runs equal the full computation', () =>
     const sliced = await storeWalletStats(rt.clickhouse, rt.tables, asOf, Date.now() + 1, { slicing: { swaps: Math.ceil(live.size / 3), sampleEvery: 1 } })
     expectSameWallets(await walletStatsOfRun(rt.clickhouse, rt.tables, sliced), incremental, `seed ${seed} full in slices`)
   }, 120_000)
+
+  it('an update made as a full run reports the full run\'s steps', async () => {
+    const gen = new RandomSwaps(7)
+    await insertSwaps(rt, Array.from({ length: 20 }, () => gen.swap(AS_OF - Math.floor(gen.random() * 30 * 24) * HOUR, Date.now())))
+    await storeWalletStats(rt.clickhouse, rt.tables, AS_OF)
+    const steps: string[] = []
+    // No wallet may be refolded: the update is made as a full run.
+    const run = await updateWalletStats(rt.clickhouse, rt.tables, AS_OF + HOUR, Date.now(), { maxRefoldedWallets: -1, onStep: (step) => steps.push(step) })
+    expect(run.kind).toBe('full')
+    expect(steps).toEqual(['previous run', 'wallets to refold (0)', 'slices', 'positions (1 slices)', 'marks', 'wallet rows'])
+  }, 60_000)
 })

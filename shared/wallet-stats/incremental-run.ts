@@ -15,7 +15,7 @@ import { latestWalletStatsRun, recordWalletStatsRun, type WalletStatsRun } from 
 export interface UpdateOptions {
   /** More wallets to refold than this: a full run instead (default 2,000). */
   maxRefoldedWallets?: number
-  /** Told each step's duration (the benchmark prints them). */
+  /** Told each step's duration (the benchmark prints them), the full run's steps when one is made instead. */
   onStep?: (step: string, ms: number) => void
   /** Passed to the full run made instead, when one is (storeWalletStats). */
   onMergesNotHeld?: HoldRefused
@@ -60,7 +60,7 @@ export async function updateWalletStats(
   const step = stepTimer(options.onStep, started)
   const previous = await latestWalletStatsRun(clickhouse, tables)
   const computedAt = Math.max(computedAtMs, (previous?.computedAtMs ?? 0) + 1)
-  const fullRun = () => storeWalletStats(clickhouse, tables, asOfMs, computedAt, { onMergesNotHeld: options.onMergesNotHeld })
+  const fullRun = () => storeWalletStats(clickhouse, tables, asOfMs, computedAt, { onMergesNotHeld: options.onMergesNotHeld, onStep: options.onStep })
   if (
     previous === null ||
     previous.positionsSinceMs === null ||
