@@ -27,10 +27,14 @@ describe('wallet statistics: incremental runs equal the full computation', () =>
   }, 60_000)
   afterAll(async () => rt?.cleanup())
 
-  it.each(SEEDS)('seed %i', async (seed) => {
+  const emptySwapsAndPositions = async () => {
     for (const table of [rt.tables.swaps, rt.tables.swapLocations, rt.tables.swapsByWallet, rt.tables.walletPositions]) {
       await rt.clickhouse.command({ query: `TRUNCATE TABLE ${table}` })
     }
+  }
+
+  it.each(SEEDS)('seed %i', async (seed) => {
+    await emptySwapsAndPositions()
     const gen = new RandomSwaps(seed)
     let ingestedAt = Date.now()
     const stamp = () => (ingestedAt += 1000)
@@ -124,8 +128,10 @@ describe('wallet statistics: incremental runs equal the full computation', () =>
   }, 120_000)
 
   it('an update made as a full run reports the full run\'s steps', async () => {
+    await emptySwapsAndPositions()
     const gen = new RandomSwaps(7)
-    await insertSwaps(rt, Array.from({ length: 20 }, () => gen.swap(AS_OF - Math.floor(gen.random() * 30 * 24) * HOUR, Date.now())))
+    // within the last 29 days: none leaves a window as the clock moves an hour
+    await insertSwaps(rt, Array.from({ length: 20 }, () => gen.swap(AS_OF - Math.floor(gen.random() * 29 * 24) * HOUR, Date.now())))
     await storeWalletStats(rt.clickhouse, rt.tables, AS_OF)
     const steps: string[] = []
     // No wallet may be refolded: the update is made as a full run.
