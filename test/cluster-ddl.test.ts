@@ -191,6 +191,12 @@ describe('cluster DDL (CLICKHOUSE_CLUSTER)', () => {
     expect(bootstrapDdl(t, layout)[0]).toBe(`CREATE DATABASE IF NOT EXISTS smart_money ON CLUSTER ${CLUSTER}`)
   })
 
+  it('a change of codec reaches only the local table, which stores the column', () => {
+    expect(clusterDdl('ALTER TABLE smart_money.wallet_stats MODIFY COLUMN volume_usd Float64 CODEC(NONE)', 'smart_money', CLUSTER)).toEqual([
+      `ALTER TABLE smart_money.wallet_stats_local ON CLUSTER ${CLUSTER} MODIFY COLUMN volume_usd Float64 CODEC(NONE)`,
+    ])
+  })
+
   it('refuses what it cannot convert: an unknown statement, a table without a sharding key', () => {
     expect(() => clusterDdl('DROP TABLE smart_money.tokens', 'smart_money', CLUSTER)).toThrow(ClusterDdlError)
     expect(() => clusterDdl('CREATE TABLE IF NOT EXISTS smart_money.unheard_of (a String) ENGINE = MergeTree ORDER BY a', 'smart_money', CLUSTER)).toThrow(

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { migrate, appliedVersions } from '../shared/migrate.js'
 import { migrations } from '../shared/migrations/index.js'
+import { PLAIN_WALLET_STATS_AMOUNTS } from '../shared/migrations/023_plain_wallet_stats_amounts.js'
 import { createTestRuntime, type TestRuntime } from './support/runtime.js'
 
 describe('schema migrations', () => {
@@ -41,6 +42,18 @@ describe('schema migrations', () => {
     expect(names.filter((n) => n.startsWith('mv_'))).toEqual([
       'mv_candle_marks_prices', 'mv_candle_marks_swaps', 'mv_candle_marks_tokens', 'mv_holdings_by_wallet', 'mv_move_tombstones', 'mv_same_time_leg_tombstones', 'mv_same_time_wallet_tombstones', 'mv_swap_legs', 'mv_swap_moves', 'mv_swap_rows', 'mv_swap_rows_by_wallet', 'mv_swap_versions',
     ])
+  })
+
+  it("store wallet_stats' USD amounts plain and its other columns as before", async () => {
+    const rs = await rt.clickhouse.query({
+      query: "SELECT name, compression_codec FROM system.columns WHERE database = {db:String} AND table = 'wallet_stats' ORDER BY name",
+      query_params: { db: rt.tables.database },
+      format: 'JSONEachRow',
+    })
+    const codecs = Object.fromEntries((await rs.json<{ name: string; compression_codec: string }>()).map((c) => [c.name, c.compression_codec]))
+    for (const amount of PLAIN_WALLET_STATS_AMOUNTS) expect(codecs[amount]).toBe('CODEC(NONE)')
+    expect(codecs.trades).toBe('')
+    expect(codecs.wallet_address).toBe('')
   })
 })
 

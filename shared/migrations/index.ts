@@ -21,6 +21,7 @@ import { swapsIngestedAtIndex } from './019_swaps_ingested_at_index.js'
 import { marksFromSwaps } from './020_marks_from_swaps.js'
 import { binaryPositionKeys } from './021_binary_position_keys.js'
 import { runSwapsInMemory } from './022_run_swaps_in_memory.js'
+import { plainWalletStatsAmounts } from './023_plain_wallet_stats_amounts.js'
 
 /** Every migration, in the order it applies. Add new ones at the end with the next version. */
-export const migrations: readonly Migration[] = [coreTables, timeOrderedSwaps, holdingsByToken, storedCandles, storeIdentity, deadLetterLines, holdingsByWallet, walletStats, swapVersionsFirst, walletPositions, walletRows, tokenLegsGranules, swapVariants, trackedWallets, tokenLegWallets, walletStatsMarks, walletSumsOnPositions, openPositionsWhenRead, swapsIngestedAtIndex, marksFromSwaps, binaryPositionKeys, runSwapsInMemory]
+export const migrations: readonly Migration[] = [coreTables, timeOrderedSwaps, holdingsByToken, storedCandles, storeIdentity, deadLetterLines, holdingsByWallet, walletStats, swapVersionsFirst, walletPositions, walletRows, tokenLegsGranules, swapVariants, trackedWallets, tokenLegWallets, walletStatsMarks, walletSumsOnPositions, openPositionsWhenRead, swapsIngestedAtIndex, marksFromSwaps, binaryPositionKeys, runSwapsInMemory, plainWalletStatsAmounts]

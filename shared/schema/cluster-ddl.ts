@@ -7,7 +7,7 @@
  *     ▶ CREATE TABLE db.t ON CLUSTER c AS db.t_local ENGINE = Distributed(c, db, t_local, <sharding key>)
  *   CREATE MATERIALIZED VIEW db.mv TO db.target AS SELECT … FROM db.source
  *     ▶ the same ON CLUSTER, between the local tables: a view fires on the shard that received the block
- *   ALTER TABLE db.t … COLUMN …  ▶ on the local table and on the Distributed one, ON CLUSTER
+ *   ALTER TABLE db.t … COLUMN …  ▶ on the local table and on the Distributed one, ON CLUSTER (a codec: the local one)
  *   CREATE DATABASE db           ▶ ON CLUSTER
  *
  * The Distributed table keeps the single-node name, so the service reads and inserts
@@ -98,8 +98,9 @@ export function clusterDdl(statement: string, database: string, cluster: string)
     const [, table, changes] = alter as unknown as [string, string, string]
     unqualified(table, database)
     const statements = [`ALTER TABLE ${localTable(table)} ${onCluster} ${changes}`]
-    // A Distributed table has the columns of its local table: column changes apply to both.
-    if (/\b(ADD|DROP|MODIFY|RENAME|CLEAR) COLUMN\b/i.test(changes)) statements.push(`ALTER TABLE ${table} ${onCluster} ${changes}`)
+    // A Distributed table has the columns of its local table: column changes apply to both,
+    // but not a change of how a column is compressed (a Distributed table stores nothing).
+    if (/\b(ADD|DROP|MODIFY|RENAME|CLEAR) COLUMN\b/i.test(changes) && !/\bCODEC\(/i.test(changes)) statements.push(`ALTER TABLE ${table} ${onCluster} ${changes}`)
     return statements
   }
 
