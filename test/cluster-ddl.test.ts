@@ -191,9 +191,14 @@ describe('cluster DDL (CLICKHOUSE_CLUSTER)', () => {
     expect(bootstrapDdl(t, layout)[0]).toBe(`CREATE DATABASE IF NOT EXISTS smart_money ON CLUSTER ${CLUSTER}`)
   })
 
-  it('a change of codec reaches only the local table, which stores the column', () => {
+  it('a codec reaches only the local table, which stores the column; the Distributed one gets the column without it', () => {
     expect(clusterDdl('ALTER TABLE smart_money.wallet_stats MODIFY COLUMN volume_usd Float64 CODEC(NONE)', 'smart_money', CLUSTER)).toEqual([
       `ALTER TABLE smart_money.wallet_stats_local ON CLUSTER ${CLUSTER} MODIFY COLUMN volume_usd Float64 CODEC(NONE)`,
+      `ALTER TABLE smart_money.wallet_stats ON CLUSTER ${CLUSTER} MODIFY COLUMN volume_usd Float64`,
+    ])
+    expect(clusterDdl('ALTER TABLE smart_money.dead_letters ADD COLUMN IF NOT EXISTS x UInt64 CODEC(Delta(8), LZ4), ADD COLUMN IF NOT EXISTS y String', 'smart_money', CLUSTER)).toEqual([
+      `ALTER TABLE smart_money.dead_letters_local ON CLUSTER ${CLUSTER} ADD COLUMN IF NOT EXISTS x UInt64 CODEC(Delta(8), LZ4), ADD COLUMN IF NOT EXISTS y String`,
+      `ALTER TABLE smart_money.dead_letters ON CLUSTER ${CLUSTER} ADD COLUMN IF NOT EXISTS x UInt64, ADD COLUMN IF NOT EXISTS y String`,
     ])
   })
 

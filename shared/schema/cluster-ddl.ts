@@ -7,7 +7,7 @@
  *     ▶ CREATE TABLE db.t ON CLUSTER c AS db.t_local ENGINE = Distributed(c, db, t_local, <sharding key>)
  *   CREATE MATERIALIZED VIEW db.mv TO db.target AS SELECT … FROM db.source
  *     ▶ the same ON CLUSTER, between the local tables: a view fires on the shard that received the block
- *   ALTER TABLE db.t … COLUMN …  ▶ on the local table and on the Distributed one, ON CLUSTER (a codec: the local one)
+ *   ALTER TABLE db.t … COLUMN …  ▶ on the local table and on the Distributed one, ON CLUSTER (codecs on the local one)
  *   CREATE DATABASE db           ▶ ON CLUSTER
  *
  * The Distributed table keeps the single-node name, so the service reads and inserts
@@ -99,12 +99,17 @@ export function clusterDdl(statement: string, database: string, cluster: string)
     unqualified(table, database)
     const statements = [`ALTER TABLE ${localTable(table)} ${onCluster} ${changes}`]
     // A Distributed table has the columns of its local table: column changes apply to both,
-    // but not a change of how a column is compressed (a Distributed table stores nothing).
-    if (/\b(ADD|DROP|MODIFY|RENAME|CLEAR) COLUMN\b/i.test(changes) && !/\bCODEC\(/i.test(changes)) statements.push(`ALTER TABLE ${table} ${onCluster} ${changes}`)
+    // without their codecs (a Distributed table stores nothing to compress).
+    if (/\b(ADD|DROP|MODIFY|RENAME|CLEAR) COLUMN\b/i.test(changes)) statements.push(`ALTER TABLE ${table} ${onCluster} ${withoutCodecs(changes)}`)
     return statements
   }
 
   throw new ClusterDdlError(`no cluster variant for this statement: ${sql.slice(0, 80)}…`)
+}
+
+/** Column definitions without their `CODEC(…)` clauses (a codec's arguments may hold one level of parentheses). */
+function withoutCodecs(changes: string): string {
+  return changes.replace(/\s+CODEC\((?:[^()]|\([^()]*\))*\)/gi, '')
 }
 
 /** `MergeTree` ▶ `ReplicatedMergeTree('<keeper path>', '{replica}')`, keeping the engine's own arguments after them; `Null` stays. */
