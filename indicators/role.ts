@@ -47,6 +47,7 @@ export async function startIndicatorsRole(runtime: Runtime, options: { clock?: (
     logger,
     intervalMs: config.smartMoney.refreshMs,
     maxAgeMs: config.smartMoney.maxAgeMs,
+    settleMs: config.smartMoney.settleMs,
     clock,
   })
   // The served tracked set is published only when the reads follow it (SERVED_WALLETS=tracked).

@@ -2,7 +2,8 @@ import type { ClickHouseClient } from '../shared/clickhouse.js'
 import type { Logger } from '../shared/logger.js'
 import type { Tables } from '../shared/tables.js'
 import { updateWalletStats } from '../shared/wallet-stats/incremental-run.js'
-import { latestWalletStatsRun, storeWalletStats, swapsIngestedUntil } from '../shared/wallet-stats/store-wallet-stats.js'
+import { anyUnseenSwaps } from '../shared/wallet-stats/seen-swaps.js'
+import { latestWalletStatsRun, storeWalletStats } from '../shared/wallet-stats/store-wallet-stats.js'
 
 export interface WalletStatsRefresherDeps {
   clickhouse: ClickHouseClient
@@ -12,16 +13,18 @@ export interface WalletStatsRefresherDeps {
   intervalMs: number
   /** A run is due after this long even without new swaps (the windows end at the run's time); a full run after this long since the latest full one. */
   maxAgeMs: number
+  /** How long before its clock a run takes every stamped swap row as stored (seen-swaps.ts). */
+  settleMs?: number
   clock?: () => number
 }
 
 /**
- * Keeps the stored wallet statistics current: on each tick, when swaps were ingested since
- * the latest run or that run is older than maxAgeMs, an incremental run (updateWalletStats:
+ * Keeps the stored wallet statistics current: on each tick, when a swap row is stored that
+ * the latest run did not take (seen-swaps.ts: a row stamped before that run but stored
+ * after it too) or that run is older than maxAgeMs, an incremental run (updateWalletStats:
  * only the pairs the new swaps touch, exact), or a full run (storeWalletStats) when the
- * latest full run is older than maxAgeMs (it also picks up a swap stamped before a run's
- * watermark but stored after it). One run at a time; an error is logged and the next tick
- * tries again.
+ * latest full run is older than maxAgeMs. One run at a time; an error is logged and the
+ * next tick tries again.
  */
 export function startWalletStatsRefresher(deps: WalletStatsRefresherDeps): { stop(): Promise<void> } {
   const clock = deps.clock ?? Date.now
@@ -32,16 +35,14 @@ export function startWalletStatsRefresher(deps: WalletStatsRefresherDeps): { sto
   const tick = async () => {
     try {
       const latest = await latestWalletStatsRun(deps.clickhouse, deps.tables)
-      const until = await swapsIngestedUntil(deps.clickhouse, deps.tables, latest?.swapsIngestedUntilMs ?? null)
       const now = clock()
       const stale = latest === null || now - latest.computedAtMs >= deps.maxAgeMs
-      const newSwaps = until !== null && (latest?.swapsIngestedUntilMs ?? -1) < until
-      if (!stale && !newSwaps) return
+      if (!stale && !(await anyUnseenSwaps(deps.clickhouse, deps.tables, latest))) return
       const fullDue = latest?.positionsSinceMs == null || now - latest.positionsSinceMs >= deps.maxAgeMs
       const onMergesNotHeld = (table: string, err: unknown) => deps.logger.warn('positions merged during the statistics run: the hold was refused', { table, err })
       const run = fullDue
-        ? await storeWalletStats(deps.clickhouse, deps.tables, now, now, { onMergesNotHeld })
-        : await updateWalletStats(deps.clickhouse, deps.tables, now, now, { onMergesNotHeld })
+        ? await storeWalletStats(deps.clickhouse, deps.tables, now, now, { onMergesNotHeld, settleMs: deps.settleMs })
+        : await updateWalletStats(deps.clickhouse, deps.tables, now, now, { onMergesNotHeld, settleMs: deps.settleMs })
       deps.logger.info('wallet statistics computed', { kind: run.kind, wallets: run.wallets, durationMs: run.durationMs })
     } catch (err) {
       deps.logger.warn('wallet statistics refresh failed', { err })

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { DEFAULT_SETTLE_MS } from './wallet-stats/seen-swaps.js'
 import { DEFAULT_SMART_MONEY_RULES, smartMoneyRulesSchema, type SmartMoneyRule } from './smart-money-rules.js'
 
 const booleanFlag = z
@@ -136,6 +137,8 @@ const envSchema = z.object({
   WALLET_STATS_REFRESH_MS: z.coerce.number().int().min(0).default(60_000),
   /** Recomputed at least this often even without new swaps: the windows end at the computation's time. */
   WALLET_STATS_MAX_AGE_MS: z.coerce.number().int().min(1_000).default(3_600_000),
+  /** A statistics run takes every swap row stamped this long before it as stored: at least an ingest insert's longest time (shared/wallet-stats/seen-swaps.ts). */
+  WALLET_STATS_SETTLE_MS: z.coerce.number().int().min(0).default(DEFAULT_SETTLE_MS),
   /** A JSON-RPC endpoint of an EVM node: set, `npm start` also follows its Uniswap swaps. */
   RPC_URL: z.url().optional(),
   /** Uniswap V2-style factories (PairCreated) and V3 factories (PoolCreated), comma-separated; defaults: Ethereum mainnet. */
@@ -216,6 +219,7 @@ export interface Config {
     rules: readonly SmartMoneyRule[]
     refreshMs: number
     maxAgeMs: number
+    settleMs: number
     servedWallets: 'all' | 'tracked'
     trackedSetRefreshMs: number
   }
@@ -322,6 +326,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       rules: e.SMART_MONEY_RULES ?? DEFAULT_SMART_MONEY_RULES,
       refreshMs: e.WALLET_STATS_REFRESH_MS,
       maxAgeMs: e.WALLET_STATS_MAX_AGE_MS,
+      settleMs: e.WALLET_STATS_SETTLE_MS,
       servedWallets: e.SERVED_WALLETS,
       trackedSetRefreshMs: e.TRACKED_SET_REFRESH_MS,
     },

@@ -39,6 +39,8 @@ export interface Tables {
   walletRunSwaps: string
   /** Each token's mark as the statistics runs set it (migration 16). */
   walletStatsMarks: string
+  /** The swap rows each run saw stamped after its watermark (migration 24). */
+  walletStatsSeenSwaps: string
   /** The tracked set as served by the interface's reads, in generations (migration 14). */
   trackedWallets: string
   trackedWalletSets: string
@@ -72,6 +74,7 @@ export function tablesFor(database: string): Tables {
     legacyWalletPositions: q('wallet_positions'),
     walletRunSwaps: q('wallet_run_swaps'),
     walletStatsMarks: q('wallet_stats_marks'),
+    walletStatsSeenSwaps: q('wallet_stats_seen_swaps'),
     trackedWallets: q('tracked_wallets'),
     trackedWalletSets: q('tracked_wallet_sets'),
   }

@@ -38,7 +38,11 @@ describe('wallet statistics: the marks open positions are valued at', () => {
     ingested_at: at + 1000,
   })
 
-  /** The swaps a test delivered and still live, and a run compared with the reference over them. */
+  /**
+   * The swaps a test delivered and still live, and a run compared with the reference over
+   * them. A run's clock is two seconds after its time, as the swaps' stamps are a second
+   * after theirs: a run takes rows stamped minutes before its clock as stored (seen-swaps.ts).
+   */
   function scenario() {
     const live = new Map<string, SwapRowInput>()
     const deliver = async (rows: SwapRowInput[]) => {
@@ -46,7 +50,7 @@ describe('wallet statistics: the marks open positions are valued at', () => {
       for (const r of rows) live.set(r.hash, r)
     }
     const statsAt = async (asOf: number) => {
-      const run = await updateWalletStats(rt.clickhouse, rt.tables, asOf)
+      const run = await updateWalletStats(rt.clickhouse, rt.tables, asOf, asOf + 2_000)
       expect(run.kind).toBe('incremental')
       const got = await walletStatsOfRun(rt.clickhouse, rt.tables, run)
       expectSameWallets(got, referenceWalletStats([...live.values()].map(statSwapOf), asOf), `as of ${asOf}`)
@@ -80,7 +84,7 @@ describe('wallet statistics: the marks open positions are valued at', () => {
     const early = buy('a-early', A, T0, 10, 10)
     const later = buy('b-later', B, T0 + HOUR, 10, 20)
     await deliver([early, later])
-    await storeWalletStats(rt.clickhouse, rt.tables, T0 + 2 * HOUR)
+    await storeWalletStats(rt.clickhouse, rt.tables, T0 + 2 * HOUR, T0 + 2 * HOUR + 2_000)
 
     // A's only new leg has no price: the run's priced legs bring no later one, the mark stays $2
     await deliver([{ ...buy('a-unpriced', A, T0 + 3 * HOUR, 1, null), ingested_at: T0 + 3 * HOUR + 1000 }])

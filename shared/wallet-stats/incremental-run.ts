@@ -9,7 +9,8 @@ import { stepTimer } from './run-steps.js'
 import { runWrite } from './run-write.js'
 import { walletStatsInsertSql } from './stats-query.js'
 import type { HoldRefused } from './held-merges.js'
-import { storeWalletStats, swapsIngestedUntil } from './store-wallet-stats.js'
+import { DEFAULT_SETTLE_MS, recordSeenSwaps, watermarkOf } from './seen-swaps.js'
+import { storeWalletStats } from './store-wallet-stats.js'
 import { latestWalletStatsRun, recordWalletStatsRun, type WalletStatsRun } from './wallet-stats-runs.js'
 
 export interface UpdateOptions {
@@ -19,6 +20,8 @@ export interface UpdateOptions {
   onStep?: (step: string, ms: number) => void
   /** Passed to the full run made instead, when one is (storeWalletStats). */
   onMergesNotHeld?: HoldRefused
+  /** How long before its clock a run takes every stamped swap row as stored (seen-swaps.ts; default DEFAULT_SETTLE_MS). */
+  settleMs?: number
 }
 
 const DT = "DateTime64(3, 'UTC')"
@@ -45,6 +48,10 @@ async function positionsAreThePreviousRuns(clickhouse: ClickHouseClient, t: Tabl
  * - the tokens' marks are moved on from the run's swaps (marks.ts), and found again for the
  *   tokens of a late swap, which may have taken one's latest priced leg away.
  *
+ * The changed swaps are those the previous run did not take (seen-swaps.ts): stamped after
+ * its watermark and not seen by it, so a row stored after that run though stamped before it
+ * is taken now, and a row it took is not taken again.
+ *
  * A full run (storeWalletStats) instead when there is no previous run with positions, the
  * clock went back, a crashed run left positions behind, or more than maxRefoldedWallets
  * wallets would be refolded.
@@ -60,7 +67,8 @@ export async function updateWalletStats(
   const step = stepTimer(options.onStep, started)
   const previous = await latestWalletStatsRun(clickhouse, tables)
   const computedAt = Math.max(computedAtMs, (previous?.computedAtMs ?? 0) + 1)
-  const fullRun = () => storeWalletStats(clickhouse, tables, asOfMs, computedAt, { onMergesNotHeld: options.onMergesNotHeld, onStep: options.onStep })
+  const settleMs = options.settleMs ?? DEFAULT_SETTLE_MS
+  const fullRun = () => storeWalletStats(clickhouse, tables, asOfMs, computedAt, { onMergesNotHeld: options.onMergesNotHeld, onStep: options.onStep, settleMs })
   if (
     previous === null ||
     previous.positionsSinceMs === null ||
@@ -69,7 +77,9 @@ export async function updateWalletStats(
   ) {
     return fullRun()
   }
-  const until = await swapsIngestedUntil(clickhouse, tables, previous.swapsIngestedUntilMs)
+  const watermark = watermarkOf(previous.swapsIngestedUntilMs, computedAt, settleMs)
+  // Before any read of the swaps: what is seen here, every read after it sees.
+  await recordSeenSwaps(clickhouse, tables, computedAt, watermark)
   const params: Record<string, unknown> = {
     as_of: dateTime64Param(asOfMs),
     previous_as_of: dateTime64Param(previous.asOfMs),
@@ -105,7 +115,7 @@ export async function updateWalletStats(
   return recordWalletStatsRun(clickhouse, tables, {
     computedAtMs: computedAt,
     asOfMs,
-    swapsIngestedUntilMs: until ?? previous.swapsIngestedUntilMs,
+    swapsIngestedUntilMs: watermark,
     kind: 'incremental',
     positionsSinceMs: previous.positionsSinceMs,
     started,

@@ -3,28 +3,29 @@ import { queryRows } from '../query-rows.js'
 import type { Tables } from '../tables.js'
 import { addressText, storedAddress, storedAddressSet } from './position-keys.js'
 import { SOURCE_COLUMNS } from './positions-sql.js'
+import { unseenSinceSql } from './seen-swaps.js'
 import { WINDOW_DAYS, STAT_WINDOWS } from './windows.js'
 
 /**
  * What an incremental run must fold, found from the swaps that changed since the previous
  * run. Parameters: as_of and previous_as_of, ingested_after (the previous run's swaps
- * watermark), positions_since (the positions' generation), refolded.
+ * watermark), previous_computed_at, positions_since (the positions' generation), refolded.
  *
- * A changed swap key is one with a row (a delivery or a tombstone) ingested after the
- * watermark, or a swap whose time is after the previous run's and not after this one's
- * (it became visible). Every delivered variant of those keys names the pairs they touch.
+ * A changed swap key is one with a row (a delivery or a tombstone) the previous run did not
+ * take (seen-swaps.ts: stamped after its watermark and not seen by it), or a swap whose time
+ * is after the previous run's and not after this one's (it became visible). Every delivered variant of those keys names the pairs they touch.
  */
 const DT = "DateTime64(3, 'UTC')"
 
 /**
  * The keys that can touch a pair at or before its carried position's last leg: those with a
- * row (a delivery or a tombstone) ingested after the watermark at a time not after the
+ * row (a delivery or a tombstone) the previous run did not take, at a time not after the
  * previous run's. A late swap, a re-delivery at its old time, and a move or retraction (its
  * tombstone stands at the old time) all leave one; a swap arriving in time (after the
  * previous run's time) does not, so new swaps cost no lookup of their variants.
  */
 const LATE_KEYS = (t: Tables) => `(SELECT timestamp, hash, chain_id FROM ${t.swaps}
-    WHERE ingested_at > {ingested_after: ${DT}} AND timestamp <= {previous_as_of: ${DT}})`
+    WHERE ${unseenSinceSql(t)} AND timestamp <= {previous_as_of: ${DT}})`
 
 /**
  * Every delivered variant of the late keys at or before the previous run's time, from
@@ -94,8 +95,8 @@ export async function walletsToRefold(clickhouse: ClickHouseClient, t: Tables, p
  *
  * The live rows of the changed keys are those at a time after the previous run's (a key's
  * time is part of it) and those of the late keys: a changed key at an older time has a row
- * ingested after the watermark there. Without a late key (anyLateKeys: `late`) the first
- * suffice, and the time range alone picks the rows (0.05–0.12 → 0.04–0.05 s on the
+ * there that the previous run did not take. Without a late key (anyLateKeys: `late`) the
+ * first suffice, and the time range alone picks the rows (0.05–0.12 → 0.04–0.05 s on the
  * benchmark's store).
  *
  * The refolded wallets' rows are picked by PREWHERE, before FINAL merges them: both columns

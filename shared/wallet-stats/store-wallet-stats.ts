@@ -1,6 +1,5 @@
 import type { ClickHouseClient } from '../clickhouse.js'
 import { dateTime64Param } from '../datetime-param.js'
-import { queryRows } from '../query-rows.js'
 import type { Tables } from '../tables.js'
 import { storeMarks } from './marks.js'
 import { stepTimer } from './run-steps.js'
@@ -8,27 +7,11 @@ import { runWrite } from './run-write.js'
 import { positionsInsertSql, SOURCE_COLUMNS } from './positions-sql.js'
 import { walletStatsInsertSql } from './stats-query.js'
 import { withMergesHeld, type HoldRefused } from './held-merges.js'
+import { DEFAULT_SETTLE_MS, recordSeenSwaps, watermarkOf } from './seen-swaps.js'
 import { walletSlices, type Slicing } from './wallet-slices.js'
 import { recordWalletStatsRun, type WalletStatsRun } from './wallet-stats-runs.js'
 
 export { latestWalletStatsRun, type WalletStatsRun } from './wallet-stats-runs.js'
-
-const parseTime = (text: string) => Date.parse(`${text.replace(' ', 'T')}Z`)
-
-/**
- * The latest ingested_at of the stored swaps: a run is due when it moved. With `sinceMs` (a
- * previous answer), only the rows from then on are looked at (the ingested_at index skips the
- * rest): null when there are none.
- */
-export async function swapsIngestedUntil(clickhouse: ClickHouseClient, tables: Tables, sinceMs: number | null = null): Promise<number | null> {
-  const [row] = await queryRows<{ until: string | null }>(
-    clickhouse,
-    `SELECT if(count() = 0, NULL, toString(max(ingested_at))) AS until FROM ${tables.swaps}
-     ${sinceMs === null ? '' : "WHERE ingested_at >= {since: DateTime64(3, 'UTC')}"}`,
-    sinceMs === null ? {} : { since: dateTime64Param(sinceMs) },
-  )
-  return row?.until ? parseTime(row.until) : null
-}
 
 export interface FullRunOptions {
   slicing?: Slicing
@@ -36,6 +19,8 @@ export interface FullRunOptions {
   onStep?: (step: string, ms: number) => void
   /** Told when the server refused to hold a table's merges during the run (held-merges.ts). */
   onMergesNotHeld?: HoldRefused
+  /** How long before its clock the run takes every stamped swap row as stored (seen-swaps.ts; default DEFAULT_SETTLE_MS). */
+  settleMs?: number
 }
 
 /**
@@ -58,7 +43,9 @@ const IN_WALLET_ORDER = { optimize_aggregation_in_order: 1 } as const
 export async function storeWalletStats(clickhouse: ClickHouseClient, tables: Tables, asOfMs: number, computedAtMs = Date.now(), options: FullRunOptions = {}): Promise<WalletStatsRun> {
   const started = Date.now()
   const step = stepTimer(options.onStep, started)
-  const until = await swapsIngestedUntil(clickhouse, tables)
+  const watermark = watermarkOf(null, computedAtMs, options.settleMs ?? DEFAULT_SETTLE_MS)
+  // Before the swaps are read: the next run takes what this one did not see (seen-swaps.ts).
+  await recordSeenSwaps(clickhouse, tables, computedAtMs, watermark)
   const swaps = `SELECT ${SOURCE_COLUMNS} FROM ${tables.swapsByWallet} FINAL WHERE timestamp <= {as_of: DateTime64(3, 'UTC')}`
   const query_params = { as_of: dateTime64Param(asOfMs), computed_at: dateTime64Param(computedAtMs), positions_since: dateTime64Param(computedAtMs) }
   const slices = await walletSlices(clickhouse, tables, options.slicing)
@@ -76,7 +63,7 @@ export async function storeWalletStats(clickhouse: ClickHouseClient, tables: Tab
   return recordWalletStatsRun(clickhouse, tables, {
     computedAtMs,
     asOfMs,
-    swapsIngestedUntilMs: until,
+    swapsIngestedUntilMs: watermark,
     kind: 'full',
     positionsSinceMs: computedAtMs,
     started,

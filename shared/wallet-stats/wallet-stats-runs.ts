@@ -6,7 +6,7 @@ import type { Tables } from '../tables.js'
 export interface WalletStatsRun {
   computedAtMs: number
   asOfMs: number
-  /** The latest ingested_at of the swaps when the run started (null: no swaps). */
+  /** The run's watermark: it took every swap row stamped at or before it, and those it recorded as seen after it (seen-swaps.ts). Null: none. */
   swapsIngestedUntilMs: number | null
   wallets: number
   durationMs: number

@@ -1,15 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { INGESTED_AT_INDEX } from '../shared/migrations/019_swaps_ingested_at_index.js'
 import { queryRows } from '../shared/query-rows.js'
-import { swapsIngestedUntil } from '../shared/wallet-stats/store-wallet-stats.js'
+import { anyUnseenSwaps, recordSeenSwaps } from '../shared/wallet-stats/seen-swaps.js'
 import { addressFor, hashFor, insertSwaps, type SwapRowInput } from './support/factories.js'
 import { createTestRuntime, type TestRuntime } from './support/runtime.js'
 
 const T0 = Date.UTC(2026, 10, 1)
+const RUN_AT = T0 + 60_000
 
 function swap(i: number, ingestedAt: number): SwapRowInput {
   return {
-    hash: hashFor(`until-${i}`),
+    hash: hashFor(`seen-${i}`),
     timestamp: T0 + i * 1000,
     wallet_address: addressFor('until-w'),
     token_sold_address: addressFor('until-a'),
@@ -21,8 +22,8 @@ function swap(i: number, ingestedAt: number): SwapRowInput {
   }
 }
 
-/** The statistics' "anything new since the watermark?" (migration 19's index skips the older granules). */
-describe('swaps ingested until', () => {
+/** What a statistics run saw of the swaps (seen-swaps.ts), and the "anything new since?" its successor asks. */
+describe('seen swaps', () => {
   let rt: TestRuntime
   beforeAll(async () => {
     rt = await createTestRuntime()
@@ -31,15 +32,19 @@ describe('swaps ingested until', () => {
     await rt?.cleanup()
   })
 
-  it('is the latest ingested_at; since a watermark, the latest from it on, or null when nothing is', async () => {
-    expect(await swapsIngestedUntil(rt.clickhouse, rt.tables)).toBeNull()
+  it('takes as new only the rows a run did not see: a row stamped before the latest one seen but stored after the run is new', async () => {
+    const run = { computedAtMs: RUN_AT, swapsIngestedUntilMs: T0 + 6_000 }
     await insertSwaps(rt, [swap(1, T0 + 5_000), swap(2, T0 + 9_000)])
-    expect(await swapsIngestedUntil(rt.clickhouse, rt.tables)).toBe(T0 + 9_000)
-    expect(await swapsIngestedUntil(rt.clickhouse, rt.tables, T0 + 9_000)).toBe(T0 + 9_000)
-    expect(await swapsIngestedUntil(rt.clickhouse, rt.tables, T0 + 9_001)).toBeNull()
-    // a late swap (an older time, ingested later) moves it
-    await insertSwaps(rt, [swap(0, T0 + 12_000)])
-    expect(await swapsIngestedUntil(rt.clickhouse, rt.tables, T0 + 9_000)).toBe(T0 + 12_000)
+    await recordSeenSwaps(rt.clickhouse, rt.tables, run.computedAtMs, run.swapsIngestedUntilMs)
+    const [seen] = await queryRows<{ hashes: string[] }>(rt.clickhouse, `SELECT groupArray(hash) AS hashes FROM ${rt.tables.walletStatsSeenSwaps}`)
+    // only the row stamped after the watermark is recorded: the one before it counts as stored
+    expect(seen?.hashes).toEqual([hashFor('seen-2')])
+    expect(await anyUnseenSwaps(rt.clickhouse, rt.tables, run)).toBe(false)
+    // stamped before the latest stamp the run saw (9 s), stored after it: new
+    await insertSwaps(rt, [swap(3, T0 + 7_000)])
+    expect(await anyUnseenSwaps(rt.clickhouse, rt.tables, run)).toBe(true)
+    // what another run saw does not count for this one
+    expect(await anyUnseenSwaps(rt.clickhouse, rt.tables, { ...run, computedAtMs: RUN_AT + 1 })).toBe(true)
   })
 
   it('skips the granules ingested before the watermark by the ingested_at index', async () => {
