@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { DEFAULT_SETTLE_MS } from './wallet-stats/seen-swaps.js'
+import { DEFAULT_SETTLE_MS } from './wallet-stats/settle-time.js'
 import { DEFAULT_SMART_MONEY_RULES, smartMoneyRulesSchema, type SmartMoneyRule } from './smart-money-rules.js'
 
 const booleanFlag = z

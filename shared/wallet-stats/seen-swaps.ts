@@ -22,9 +22,6 @@ import type { Tables } from '../tables.js'
 
 const DT = "DateTime64(3, 'UTC')"
 
-/** The default settle time: the ingest's longest insert (the ClickHouse client's request timeout, 120 s) and its flush interval, with room. */
-export const DEFAULT_SETTLE_MS = 180_000
-
 /** The run's watermark: `settleMs` before its clock, never before the previous run's. */
 export function watermarkOf(previousMs: number | null, clockMs: number, settleMs: number): number {
   return Math.max(previousMs ?? Number.NEGATIVE_INFINITY, clockMs - settleMs)
