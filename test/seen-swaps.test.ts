@@ -12,10 +12,10 @@ function swap(i: number, ingestedAt: number): SwapRowInput {
   return {
     hash: hashFor(`seen-${i}`),
     timestamp: T0 + i * 1000,
-    wallet_address: addressFor('until-w'),
-    token_sold_address: addressFor('until-a'),
+    wallet_address: addressFor('seen-w'),
+    token_sold_address: addressFor('seen-a'),
     token_sold_amount: '1',
-    token_bought_address: addressFor('until-b'),
+    token_bought_address: addressFor('seen-b'),
     token_bought_amount: '2',
     value_usd: 1,
     ingested_at: ingestedAt,
@@ -40,11 +40,11 @@ describe('seen swaps', () => {
     // only the row stamped after the watermark is recorded: the one before it counts as stored
     expect(seen?.hashes).toEqual([hashFor('seen-2')])
     expect(await anyUnseenSwaps(rt.clickhouse, rt.tables, run)).toBe(false)
+    // what another run saw does not count for this one
+    expect(await anyUnseenSwaps(rt.clickhouse, rt.tables, { ...run, computedAtMs: RUN_AT + 1 })).toBe(true)
     // stamped before the latest stamp the run saw (9 s), stored after it: new
     await insertSwaps(rt, [swap(3, T0 + 7_000)])
     expect(await anyUnseenSwaps(rt.clickhouse, rt.tables, run)).toBe(true)
-    // what another run saw does not count for this one
-    expect(await anyUnseenSwaps(rt.clickhouse, rt.tables, { ...run, computedAtMs: RUN_AT + 1 })).toBe(true)
   })
 
   it('skips the granules ingested before the watermark by the ingested_at index', async () => {

@@ -13,7 +13,8 @@ import { WINDOW_DAYS, STAT_WINDOWS } from './windows.js'
  *
  * A changed swap key is one with a row (a delivery or a tombstone) the previous run did not
  * take (seen-swaps.ts: stamped after its watermark and not seen by it), or a swap whose time
- * is after the previous run's and not after this one's (it became visible). Every delivered variant of those keys names the pairs they touch.
+ * is after the previous run's and not after this one's (it became visible). Every delivered
+ * variant of those keys names the pairs they touch.
  */
 const DT = "DateTime64(3, 'UTC')"
 
