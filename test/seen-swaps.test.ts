@@ -33,9 +33,9 @@ describe('seen swaps', () => {
   })
 
   it('takes as new only the rows a run did not see: a row stamped before the latest one seen but stored after the run is new', async () => {
-    const run = { computedAtMs: RUN_AT, swapsIngestedUntilMs: T0 + 6_000 }
+    const run = { computedAtMs: RUN_AT, swapsWatermarkMs: T0 + 6_000 }
     await insertSwaps(rt, [swap(1, T0 + 5_000), swap(2, T0 + 9_000)])
-    await recordSeenSwaps(rt.clickhouse, rt.tables, run.computedAtMs, run.swapsIngestedUntilMs)
+    await recordSeenSwaps(rt.clickhouse, rt.tables, run.computedAtMs, run.swapsWatermarkMs)
     const [seen] = await queryRows<{ hashes: string[] }>(rt.clickhouse, `SELECT groupArray(hash) AS hashes FROM ${rt.tables.walletStatsSeenSwaps}`)
     // only the row stamped after the watermark is recorded: the one before it counts as stored
     expect(seen?.hashes).toEqual([hashFor('seen-2')])

@@ -78,14 +78,14 @@ export async function updateWalletStats(
   ) {
     return fullRun()
   }
-  const watermark = watermarkOf(previous.swapsIngestedUntilMs, computedAt, settleMs)
+  const watermark = watermarkOf(previous.swapsWatermarkMs, computedAt, settleMs)
   // Before any read of the swaps: what is seen here, every read after it sees.
   await recordSeenSwaps(clickhouse, tables, computedAt, watermark)
   const params: Record<string, unknown> = {
     as_of: dateTime64Param(asOfMs),
     previous_as_of: dateTime64Param(previous.asOfMs),
     previous_computed_at: dateTime64Param(previous.computedAtMs),
-    ingested_after: dateTime64Param(previous.swapsIngestedUntilMs ?? 0),
+    ingested_after: dateTime64Param(previous.swapsWatermarkMs ?? 0),
     positions_since: dateTime64Param(previous.positionsSinceMs),
     computed_at: dateTime64Param(computedAt),
   }
@@ -116,7 +116,7 @@ export async function updateWalletStats(
   return recordWalletStatsRun(clickhouse, tables, {
     computedAtMs: computedAt,
     asOfMs,
-    swapsIngestedUntilMs: watermark,
+    swapsWatermarkMs: watermark,
     kind: 'incremental',
     positionsSinceMs: previous.positionsSinceMs,
     started,

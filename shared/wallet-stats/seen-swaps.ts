@@ -2,6 +2,7 @@ import type { ClickHouseClient } from '../clickhouse.js'
 import { dateTime64Param } from '../datetime-param.js'
 import { queryRows } from '../query-rows.js'
 import type { Tables } from '../tables.js'
+import type { WalletStatsRun } from './wallet-stats-runs.js'
 
 /**
  * What a statistics run has seen of the swaps, so that the next one takes exactly the rest.
@@ -51,9 +52,9 @@ export const unseenSinceSql = (t: Tables): string =>
       SELECT timestamp, hash, chain_id, ingested_at FROM ${t.walletStatsSeenSwaps} WHERE computed_at = {previous_computed_at: ${DT}})`
 
 /** Whether any swap row is stored that the run has not taken (the refresher's "new swaps?"). */
-export async function anyUnseenSwaps(clickhouse: ClickHouseClient, t: Tables, run: { computedAtMs: number; swapsIngestedUntilMs: number | null }): Promise<boolean> {
+export async function anyUnseenSwaps(clickhouse: ClickHouseClient, t: Tables, run: Pick<WalletStatsRun, 'computedAtMs' | 'swapsWatermarkMs'>): Promise<boolean> {
   const [row] = await queryRows<{ unseen: string }>(clickhouse, `SELECT count() AS unseen FROM ${t.swaps} WHERE ${unseenSinceSql(t)}`, {
-    ingested_after: dateTime64Param(run.swapsIngestedUntilMs ?? 0),
+    ingested_after: dateTime64Param(run.swapsWatermarkMs ?? 0),
     previous_computed_at: dateTime64Param(run.computedAtMs),
   })
   return Number(row?.unseen ?? 0) > 0

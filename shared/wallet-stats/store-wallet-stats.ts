@@ -64,7 +64,7 @@ export async function storeWalletStats(clickhouse: ClickHouseClient, tables: Tab
   return recordWalletStatsRun(clickhouse, tables, {
     computedAtMs,
     asOfMs,
-    swapsIngestedUntilMs: watermark,
+    swapsWatermarkMs: watermark,
     kind: 'full',
     positionsSinceMs: computedAtMs,
     started,

@@ -6,8 +6,8 @@ import type { Tables } from '../tables.js'
 export interface WalletStatsRun {
   computedAtMs: number
   asOfMs: number
-  /** The run's watermark: it took every swap row stamped at or before it, and those it recorded as seen after it (seen-swaps.ts). Null: none. */
-  swapsIngestedUntilMs: number | null
+  /** The run's watermark (column swaps_ingested_until): it took every swap row stamped at or before it, and those it recorded as seen after it (seen-swaps.ts). Null: none. */
+  swapsWatermarkMs: number | null
   wallets: number
   durationMs: number
   /** full: every pair folded; incremental: the pairs the swaps since the previous run touched (incremental-run.ts). */
@@ -38,7 +38,7 @@ export async function recordWalletStatsRun(
       {
         computed_at: dateTime64Param(recorded.computedAtMs),
         as_of: dateTime64Param(recorded.asOfMs),
-        swaps_ingested_until: recorded.swapsIngestedUntilMs === null ? null : dateTime64Param(recorded.swapsIngestedUntilMs),
+        swaps_ingested_until: recorded.swapsWatermarkMs === null ? null : dateTime64Param(recorded.swapsWatermarkMs),
         wallets: recorded.wallets,
         duration_ms: recorded.durationMs,
         kind: recorded.kind,
@@ -70,7 +70,7 @@ export async function latestWalletStatsRun(clickhouse: ClickHouseClient, tables:
   return {
     computedAtMs: parseTime(row.computed_at),
     asOfMs: parseTime(row.as_of),
-    swapsIngestedUntilMs: row.swaps_ingested_until ? parseTime(row.swaps_ingested_until) : null,
+    swapsWatermarkMs: row.swaps_ingested_until ? parseTime(row.swaps_ingested_until) : null,
     wallets: Number(row.wallets),
     durationMs: Number(row.duration_ms),
     kind: row.kind === 'incremental' ? 'incremental' : 'full',
