@@ -4,7 +4,8 @@
  * 200 tokens over 365 days up to now, built inside ClickHouse (INSERT ... SELECT FROM
  * numbers()) through the swaps' entry tables as ingestion writes them, a tenth of them
  * delivered twice; then BENCH_NEW_SWAPS more (default 100,000) by the same wallets over the
- * BENCH_STEP_MS after (default 60 s, the refresher's interval), ingested later.
+ * BENCH_STEP_MS after (default 60 s, the refresher's interval), stamped as ingestion stamps
+ * them: over the minute up to their insert.
  *
  * Each timed step starts on a store at rest (mergesSettled). Prints, each beside a reference
  * measured in the same run:
@@ -168,8 +169,10 @@ try {
   const [run, fullMs, fullShare] = await timedShare(() => storeWalletStats(clickhouse, tables, endMs, Date.now(), { onStep: (step, took) => fullSteps.push(`${step} ${seconds(took)}`) }))
   console.log(`  full computation ${seconds(fullMs)} (load ${fullLoad}; ${shareText(fullShare)}): ${fullSteps.join(', ')}`)
 
-  // the new swaps: after the history, ingested after its re-deliveries, by the same wallets
-  await insertSwaps({ from: SWAPS, size: NEW_SWAPS, every: 1, ingestDelayMs: 120_000, startMs: endMs + 1, spanMs: STEP_MS, first: SWAPS, total: NEW_SWAPS })
+  // The new swaps: after the history, by the same wallets, stamped over the step up to the
+  // real clock as ingestion stamps them, so after the full run's watermark however long the build took.
+  const newStampDelayMs = Date.now() - endMs - STEP_MS
+  await insertSwaps({ from: SWAPS, size: NEW_SWAPS, every: 1, ingestDelayMs: newStampDelayMs, startMs: endMs + 1, spanMs: STEP_MS, first: SWAPS, total: NEW_SWAPS })
   console.log(`  merges settled in ${seconds(await mergesSettled())}`)
   const updateLoad = load()
   // The update's floor: its carried lookup reads these columns of every stored position (each granule holds a touched pair).
