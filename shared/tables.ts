@@ -39,8 +39,10 @@ export interface Tables {
   walletRunSwaps: string
   /** Each token's mark as the statistics runs set it (migration 16). */
   walletStatsMarks: string
-  /** The swap rows each run saw stamped after its watermark (migration 24). */
+  /** The swap rows each run saw stamped after its watermark, kept an hour (migration 25). */
   walletStatsSeenSwaps: string
+  /** The same kept a day (migration 24; dropped by 25). */
+  legacyWalletStatsSeenSwaps: string
   /** The tracked set as served by the interface's reads, in generations (migration 14). */
   trackedWallets: string
   trackedWalletSets: string
@@ -74,7 +76,8 @@ export function tablesFor(database: string): Tables {
     legacyWalletPositions: q('wallet_positions'),
     walletRunSwaps: q('wallet_run_swaps'),
     walletStatsMarks: q('wallet_stats_marks'),
-    walletStatsSeenSwaps: q('wallet_stats_seen_swaps'),
+    walletStatsSeenSwaps: q('wallet_stats_seen_swaps_by_hour'),
+    legacyWalletStatsSeenSwaps: q('wallet_stats_seen_swaps'),
     trackedWallets: q('tracked_wallets'),
     trackedWalletSets: q('tracked_wallet_sets'),
   }

@@ -15,10 +15,11 @@ import type { WalletStatsRun } from './wallet-stats-runs.js'
  *
  * A run therefore sets its watermark `settleMs` before its own clock (every row stamped
  * earlier is taken as stored by then), and records the rows it sees stamped after that
- * watermark (wallet_stats_seen_swaps, migration 24) before it reads anything else. The
- * next run's changed rows are those stamped after the watermark that the run did not see:
- * a row in flight is taken by the next run, and a row the run saw is not taken again (it
- * would refold its wallet, being at or before its pair's last folded leg).
+ * watermark (wallet_stats_seen_swaps_by_hour, kept an hour: migration 25) before it reads
+ * anything else. The next run's changed rows are those stamped after the watermark that
+ * the run did not see: a row in flight is taken by the next run, and a row the run saw is
+ * not taken again (it would refold its wallet, being at or before its pair's last folded
+ * leg).
  */
 
 const DT = "DateTime64(3, 'UTC')"
