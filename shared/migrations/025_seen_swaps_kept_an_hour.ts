@@ -1,3 +1,4 @@
+import { queryRows } from '../query-rows.js'
 import type { Tables } from '../tables.js'
 import type { Migration } from './migration.js'
 
@@ -45,8 +46,7 @@ export const seenSwapsKeptAnHour: Migration = {
   name: 'seen_swaps_kept_an_hour',
   statements,
   async run(clickhouse, t) {
-    const found = await clickhouse.query({ query: `EXISTS TABLE ${t.legacyWalletStatsSeenSwaps}`, format: 'JSONEachRow' })
-    const [exists] = await found.json<{ result: number }>()
+    const [exists] = await queryRows<{ result: number }>(clickhouse, `EXISTS TABLE ${t.legacyWalletStatsSeenSwaps}`)
     if (Number(exists?.result ?? 0) === 0) return
     await clickhouse.command({
       query: `INSERT INTO ${t.walletStatsSeenSwaps} (${COLUMNS})
