@@ -39,9 +39,11 @@ export interface Tables {
   walletRunSwaps: string
   /** Each token's mark as the statistics runs set it (migration 16). */
   walletStatsMarks: string
-  /** The swap rows each run saw stamped after its watermark, kept an hour (migration 25). */
+  /** The ids of the swap rows each run saw stamped after its watermark, kept an hour (migration 26). */
   walletStatsSeenSwaps: string
-  /** The same kept a day (migration 24; dropped by 25). */
+  /** The same rows whole, kept an hour (migration 25; dropped by 26). */
+  hourlyWalletStatsSeenSwaps: string
+  /** The same rows whole, kept a day (migration 24; dropped by 25). */
   legacyWalletStatsSeenSwaps: string
   /** The tracked set as served by the interface's reads, in generations (migration 14). */
   trackedWallets: string
@@ -76,7 +78,8 @@ export function tablesFor(database: string): Tables {
     legacyWalletPositions: q('wallet_positions'),
     walletRunSwaps: q('wallet_run_swaps'),
     walletStatsMarks: q('wallet_stats_marks'),
-    walletStatsSeenSwaps: q('wallet_stats_seen_swaps_by_hour'),
+    walletStatsSeenSwaps: q('wallet_stats_seen_swap_ids'),
+    hourlyWalletStatsSeenSwaps: q('wallet_stats_seen_swaps_by_hour'),
     legacyWalletStatsSeenSwaps: q('wallet_stats_seen_swaps'),
     trackedWallets: q('tracked_wallets'),
     trackedWalletSets: q('tracked_wallet_sets'),

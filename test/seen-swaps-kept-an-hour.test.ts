@@ -44,26 +44,34 @@ describe('seen swaps kept an hour (migration 25)', () => {
     await rt?.cleanup()
   })
 
-  it('drops the rows recorded more than an hour ago and keeps the recent ones', async () => {
+  it('drops the rows recorded more than an hour ago and keeps the recent ones (the ids of migration 26 as the rows of 25)', async () => {
     const table = rt.tables.walletStatsSeenSwaps
-    await insertSeen(rt, table, 'kept-recent', T0, MINUTE)
-    await insertSeen(rt, table, 'kept-old', T0, 2 * 60 * MINUTE)
+    const insertId = (name: string, agoMs: number) =>
+      rt.clickhouse.command({
+        query: `INSERT INTO ${table} (computed_at, row_id, recorded_at)
+          SELECT fromUnixTimestamp64Milli({computed_at: Int64}, 'UTC'), sipHash128({name: String}), now() - toIntervalSecond({ago_s: UInt32})`,
+        query_params: { computed_at: T0, name, ago_s: Math.round(agoMs / 1000) },
+      })
+    await insertId('kept-recent', MINUTE)
+    await insertId('kept-old', 2 * 60 * MINUTE)
+    const ids = async () =>
+      (await queryRows<{ recent: number }>(rt.clickhouse, `SELECT row_id = sipHash128('kept-recent') AS recent FROM ${table}`)).map((r) => Number(r.recent))
     // Expired rows go when their part is next looked at by a merge; this asks for one.
     await rt.clickhouse.command({ query: `OPTIMIZE TABLE ${table} FINAL` })
     const deadline = Date.now() + 20_000
-    let hashes = await seenHashes(rt, table)
-    while (hashes.length > 1 && Date.now() < deadline) {
+    let kept = await ids()
+    while (kept.length > 1 && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 200))
-      hashes = await seenHashes(rt, table)
+      kept = await ids()
     }
-    expect(hashes).toEqual([hashFor('kept-recent')])
+    expect(kept).toEqual([1])
   })
 
   it('on a store at migration 24, copies the last hour of the old rows and drops the old table; run again, it changes nothing', async () => {
     // The old table as migration 24 left it, beside a fresh one, in names of its own.
     const t: Tables = {
       ...rt.tables,
-      walletStatsSeenSwaps: `${rt.tables.database}.upgrade_seen_new`,
+      hourlyWalletStatsSeenSwaps: `${rt.tables.database}.upgrade_seen_new`,
       legacyWalletStatsSeenSwaps: `${rt.tables.database}.upgrade_seen_old`,
     }
     for (const query of walletStatsSeenSwaps.statements(t)) await rt.clickhouse.command({ query })
@@ -72,21 +80,22 @@ describe('seen swaps kept an hour (migration 25)', () => {
 
     await applyMigration25(rt, t)
     expect(await tableExists(rt, t.legacyWalletStatsSeenSwaps)).toBe(false)
-    expect(await seenHashes(rt, t.walletStatsSeenSwaps)).toEqual([hashFor('upgrade-latest-run')])
+    expect(await seenHashes(rt, t.hourlyWalletStatsSeenSwaps)).toEqual([hashFor('upgrade-latest-run')])
     const [copied] = await queryRows<{ computed_at: string; age_s: string }>(
       rt.clickhouse,
-      `SELECT toUnixTimestamp64Milli(computed_at) AS computed_at, dateDiff('second', recorded_at, now()) AS age_s FROM ${t.walletStatsSeenSwaps}`,
+      `SELECT toUnixTimestamp64Milli(computed_at) AS computed_at, dateDiff('second', recorded_at, now()) AS age_s FROM ${t.hourlyWalletStatsSeenSwaps}`,
     )
     // The copy keeps the run it belongs to and when it was recorded (its hour starts then, not at the upgrade).
     expect(Number(copied?.computed_at)).toBe(T0 + 2 * MINUTE)
     expect(Number(copied?.age_s)).toBeGreaterThanOrEqual(55)
 
     await applyMigration25(rt, t)
-    expect(await seenHashes(rt, t.walletStatsSeenSwaps)).toEqual([hashFor('upgrade-latest-run')])
+    expect(await seenHashes(rt, t.hourlyWalletStatsSeenSwaps)).toEqual([hashFor('upgrade-latest-run')])
   })
 
-  it('leaves no table of the day-long layout on a new store', async () => {
+  it('leaves no table of the day-long or hour-long whole-row layouts on a new store', async () => {
     expect(await tableExists(rt, rt.tables.legacyWalletStatsSeenSwaps)).toBe(false)
+    expect(await tableExists(rt, rt.tables.hourlyWalletStatsSeenSwaps)).toBe(false)
     expect(await tableExists(rt, rt.tables.walletStatsSeenSwaps)).toBe(true)
   })
 })

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { INGESTED_AT_INDEX } from '../shared/migrations/019_swaps_ingested_at_index.js'
 import { queryRows } from '../shared/query-rows.js'
-import { anyUnseenSwaps, recordSeenSwaps } from '../shared/wallet-stats/seen-swaps.js'
+import { anyUnseenSwaps, recordSeenSwaps, SEEN_ROW_ID } from '../shared/wallet-stats/seen-swaps.js'
 import { addressFor, hashFor, insertSwaps, type SwapRowInput } from './support/factories.js'
 import { createTestRuntime, type TestRuntime } from './support/runtime.js'
 
@@ -36,8 +36,13 @@ describe('seen swaps', () => {
     const run = { computedAtMs: RUN_AT, swapsWatermarkMs: T0 + 6_000 }
     await insertSwaps(rt, [swap(1, T0 + 5_000), swap(2, T0 + 9_000)])
     await recordSeenSwaps(rt.clickhouse, rt.tables, run.computedAtMs, run.swapsWatermarkMs)
-    const [seen] = await queryRows<{ hashes: string[] }>(rt.clickhouse, `SELECT groupArray(hash) AS hashes FROM ${rt.tables.walletStatsSeenSwaps}`)
+    const [seen] = await queryRows<{ ids: string; hashes: string[] }>(
+      rt.clickhouse,
+      `SELECT (SELECT count() FROM ${rt.tables.walletStatsSeenSwaps}) AS ids,
+        (SELECT groupArray(hash) FROM ${rt.tables.swaps} WHERE ${SEEN_ROW_ID} IN (SELECT row_id FROM ${rt.tables.walletStatsSeenSwaps})) AS hashes`,
+    )
     // only the row stamped after the watermark is recorded: the one before it counts as stored
+    expect(Number(seen?.ids)).toBe(1)
     expect(seen?.hashes).toEqual([hashFor('seen-2')])
     expect(await anyUnseenSwaps(rt.clickhouse, rt.tables, run)).toBe(false)
     // what another run saw does not count for this one

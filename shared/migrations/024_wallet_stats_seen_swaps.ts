@@ -25,6 +25,6 @@ export const walletStatsSeenSwaps: Migration = {
     ORDER BY (computed_at, timestamp, hash)
     TTL recorded_at + INTERVAL 1 DAY`,
   ],
-  // A cluster is created at the current layout: migration 25's table instead.
+  // A cluster is created at the current layout: migration 26's table instead.
   cluster: { statements: () => [], run: false },
 }

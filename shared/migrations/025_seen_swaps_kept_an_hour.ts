@@ -11,7 +11,7 @@ function statements(t: Tables): string[] {
   return [
     // Partitioned by the hour the rows were recorded in, a part's rows expire together and the
     // part is dropped whole rather than rewritten without them (ttl_only_drop_parts).
-    `CREATE TABLE IF NOT EXISTS ${t.walletStatsSeenSwaps} (
+    `CREATE TABLE IF NOT EXISTS ${t.hourlyWalletStatsSeenSwaps} (
       computed_at ${DT},
       timestamp ${DT},
       hash String,
@@ -39,7 +39,8 @@ function statements(t: Tables): string[] {
  * or a full run is made; with the default WALLET_STATS_MAX_AGE_MS (an hour) a run after such
  * a pause is a full run anyway. The rows of the last hour are copied from the old table, so
  * the next run after the upgrade still finds its predecessor's; a crash between the copy and
- * the drop copies them again, which changes nothing (they are read as a set).
+ * the drop copies them again, which changes nothing (they are read as a set). Replaced by
+ * migration 26 (the rows' ids).
  */
 export const seenSwapsKeptAnHour: Migration = {
   version: 25,
@@ -49,11 +50,12 @@ export const seenSwapsKeptAnHour: Migration = {
     const [exists] = await queryRows<{ result: number }>(clickhouse, `EXISTS TABLE ${t.legacyWalletStatsSeenSwaps}`)
     if (Number(exists?.result ?? 0) === 0) return
     await clickhouse.command({
-      query: `INSERT INTO ${t.walletStatsSeenSwaps} (${COLUMNS})
+      query: `INSERT INTO ${t.hourlyWalletStatsSeenSwaps} (${COLUMNS})
         SELECT ${COLUMNS} FROM ${t.legacyWalletStatsSeenSwaps} WHERE recorded_at > now() - INTERVAL 1 HOUR`,
     })
     await clickhouse.command({ query: `DROP TABLE IF EXISTS ${t.legacyWalletStatsSeenSwaps}` })
   },
-  // A cluster created at migration 24 keeps its old table, emptied by its own TTL: the data step drops tables on one node only.
-  cluster: { statements, run: false },
+  // A cluster is created at the current layout (migration 26's table). One created at
+  // migration 24 keeps its old table, emptied by its own TTL: the data step drops tables on one node only.
+  cluster: { statements: () => [], run: false },
 }

@@ -24,6 +24,7 @@ import { runSwapsInMemory } from './022_run_swaps_in_memory.js'
 import { plainWalletStatsAmounts } from './023_plain_wallet_stats_amounts.js'
 import { walletStatsSeenSwaps } from './024_wallet_stats_seen_swaps.js'
 import { seenSwapsKeptAnHour } from './025_seen_swaps_kept_an_hour.js'
+import { seenSwapIds } from './026_seen_swap_ids.js'
 
 /** Every migration, in the order it applies. Add new ones at the end with the next version. */
-export const migrations: readonly Migration[] = [coreTables, timeOrderedSwaps, holdingsByToken, storedCandles, storeIdentity, deadLetterLines, holdingsByWallet, walletStats, swapVersionsFirst, walletPositions, walletRows, tokenLegsGranules, swapVariants, trackedWallets, tokenLegWallets, walletStatsMarks, walletSumsOnPositions, openPositionsWhenRead, swapsIngestedAtIndex, marksFromSwaps, binaryPositionKeys, runSwapsInMemory, plainWalletStatsAmounts, walletStatsSeenSwaps, seenSwapsKeptAnHour]
+export const migrations: readonly Migration[] = [coreTables, timeOrderedSwaps, holdingsByToken, storedCandles, storeIdentity, deadLetterLines, holdingsByWallet, walletStats, swapVersionsFirst, walletPositions, walletRows, tokenLegsGranules, swapVariants, trackedWallets, tokenLegWallets, walletStatsMarks, walletSumsOnPositions, openPositionsWhenRead, swapsIngestedAtIndex, marksFromSwaps, binaryPositionKeys, runSwapsInMemory, plainWalletStatsAmounts, walletStatsSeenSwaps, seenSwapsKeptAnHour, seenSwapIds]
