@@ -55,20 +55,34 @@ export function smartMoneyRouter(deps: SmartMoneyDeps): Router {
   const router = Router()
 
   const sets = new KeptTrackedSet((run, listed) => buildView(deps, run, listed))
-  const currentSet = async () => sets.current(await deps.repository.latestRun(), await deps.trackedWallets.current())
-  // Valued once per view (the run's), read from the store for the wallets it has not valued yet.
-  const openPositions = (view: TrackedWalletsView, run: WalletStatsRun, wallets: readonly string[]) =>
-    view.openPositionsOf(wallets, (missing) => deps.repository.openPositionsOf(run, missing))
+  /**
+   * The tracked set answering now, and the latest run. They differ while the latest run's set
+   * is built (the previous run's answers meanwhile): then what is read from the store is read
+   * from the latest run, since wallet_stats and the positions keep only each key's latest run
+   * once their parts merge, and the answering run's rows may be gone.
+   */
+  const currentSet = async () => {
+    const latest = await deps.repository.latestRun()
+    const set = await sets.current(latest, await deps.trackedWallets.current())
+    const storeRun = set.run !== null && latest !== null && latest.computedAtMs > set.run.computedAtMs ? latest : set.run
+    return { ...set, storeRun }
+  }
+  // Valued once per view (its run's), read from the store for the wallets it has not valued yet; from a newer run uncached.
+  const openPositions = async (view: TrackedWalletsView, viewRun: WalletStatsRun, storeRun: WalletStatsRun, wallets: readonly string[]) => {
+    if (storeRun === viewRun) return view.openPositionsOf(wallets, (missing) => deps.repository.openPositionsOf(viewRun, missing))
+    const read = await deps.repository.openPositionsOf(storeRun, wallets)
+    return new Map(wallets.map((w) => [w, read.get(w) ?? NO_OPEN_POSITIONS]))
+  }
 
   router.get('/wallets', async (req, res) => {
     const { query } = parseRequest(listTrackedWallets, req)
     const labels = [LISTED_LABEL, ...deps.rules.map((r) => r.id)]
     // A label no rule gives is a typo, not a label nobody carries yet.
     if (query.label !== undefined && !labels.includes(query.label)) throw badRequest(`label: no such label "${query.label}"; the labels are ${labels.join(', ')}`)
-    const { run, listed, view } = await currentSet()
+    const { run, listed, view, storeRun } = await currentSet()
     const rows = view.ordered(query)
     const page = rows.slice(query.offset, query.offset + query.limit)
-    const valued = run ? await openPositions(view, run, page.filter((r) => r.stats).map((r) => r.wallet)) : new Map<string, OpenPositions>()
+    const valued = run && storeRun ? await openPositions(view, run, storeRun, page.filter((r) => r.stats).map((r) => r.wallet)) : new Map<string, OpenPositions>()
     res.json({
       status: 'success',
       result: page.map((r) => ({
@@ -91,16 +105,19 @@ export function smartMoneyRouter(deps: SmartMoneyDeps): Router {
   router.get('/wallets/:address', async (req, res) => {
     const { params } = parseRequest(getWalletProfile, req)
     const wallet = params.address
-    // A tracked wallet's statistics and ranks are in the run's kept set; any other is read from the same run.
-    const { run, listed, view } = await currentSet()
-    const stats = view.statsOf(wallet) ?? (run ? (await deps.repository.windowsOf(run, [wallet])).get(wallet) : undefined) ?? emptyWalletStats(wallet)
-    const open = run ? (await openPositions(view, run, [wallet])).get(wallet)! : NO_OPEN_POSITIONS
+    // A tracked wallet's statistics and ranks are in the run's kept set; any other is read from the store,
+    // and every wallet is while a newer run's set is built: the profile is then the newer run's, whole.
+    const { run: setRun, listed, view, storeRun: run } = await currentSet()
+    const fromSet = run === setRun
+    const stats =
+      (fromSet ? view.statsOf(wallet) : undefined) ?? (run ? (await deps.repository.windowsOf(run, [wallet])).get(wallet) : undefined) ?? emptyWalletStats(wallet)
+    const open = run && setRun ? (await openPositions(view, setRun, run, [wallet])).get(wallet)! : NO_OPEN_POSITIONS
     const verdicts: RuleVerdict[] = []
     for (const rule of deps.rules) {
       if (rule.kind === 'threshold') verdicts.push(judgeThreshold(rule, stats))
       else {
         const value = measureOf(stats.windows[rule.window], rule.measure)
-        const rank = view.rank(rule.id, wallet) ?? (run ? await deps.repository.rank(run, rule, wallet, value) : null)
+        const rank = (fromSet ? view.rank(rule.id, wallet) : null) ?? (run ? await deps.repository.rank(run, rule, wallet, value) : null)
         verdicts.push(judgeTop(rule, stats, rank))
       }
     }
