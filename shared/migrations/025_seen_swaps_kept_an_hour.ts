@@ -1,6 +1,6 @@
-import { queryRows } from '../query-rows.js'
 import type { Tables } from '../tables.js'
 import type { Migration } from './migration.js'
+import { copyRowsAndDrop } from './replaced-table.js'
 
 const DT = "DateTime64(3, 'UTC')"
 
@@ -46,15 +46,14 @@ export const seenSwapsKeptAnHour: Migration = {
   version: 25,
   name: 'seen_swaps_kept_an_hour',
   statements,
-  async run(clickhouse, t) {
-    const [exists] = await queryRows<{ result: number }>(clickhouse, `EXISTS TABLE ${t.legacyWalletStatsSeenSwaps}`)
-    if (Number(exists?.result ?? 0) === 0) return
-    await clickhouse.command({
-      query: `INSERT INTO ${t.hourlyWalletStatsSeenSwaps} (${COLUMNS})
+  run: (clickhouse, t) =>
+    copyRowsAndDrop(
+      clickhouse,
+      t,
+      t.legacyWalletStatsSeenSwaps,
+      `INSERT INTO ${t.hourlyWalletStatsSeenSwaps} (${COLUMNS})
         SELECT ${COLUMNS} FROM ${t.legacyWalletStatsSeenSwaps} WHERE recorded_at > now() - INTERVAL 1 HOUR`,
-    })
-    await clickhouse.command({ query: `DROP TABLE IF EXISTS ${t.legacyWalletStatsSeenSwaps}` })
-  },
+    ),
   // A cluster is created at the current layout (migration 26's table). One created at
   // migration 24 keeps its old table, emptied by its own TTL: the data step drops tables on one node only.
   cluster: { statements: () => [], run: false },

@@ -1,7 +1,7 @@
-import { queryRows } from '../query-rows.js'
 import type { Tables } from '../tables.js'
 import { SEEN_ROW_ID } from '../wallet-stats/seen-swaps.js'
 import type { Migration } from './migration.js'
+import { copyRowsAndDrop } from './replaced-table.js'
 
 const DT = "DateTime64(3, 'UTC')"
 
@@ -26,22 +26,20 @@ function statements(t: Tables): string[] {
  * instead of whole (migration 25): a run records and checks some 300,000 of them at
  * 100,000 swaps a minute, and a set of 16-byte ids is cheaper to build and to probe than
  * one of tuples with a 66-character hash. The upgrade turns the rows of migration 25's table
- * into ids, keeping each one's run and record time, and drops that table; a crash between
- * the copy and the drop copies them again, which changes nothing (they are read as a set).
+ * into ids, keeping each one's run and record time, and drops that table (copyRowsAndDrop).
  */
 export const seenSwapIds: Migration = {
   version: 26,
   name: 'seen_swap_ids',
   statements,
-  async run(clickhouse, t) {
-    const [exists] = await queryRows<{ result: number }>(clickhouse, `EXISTS TABLE ${t.hourlyWalletStatsSeenSwaps}`)
-    if (Number(exists?.result ?? 0) === 0) return
-    await clickhouse.command({
-      query: `INSERT INTO ${t.walletStatsSeenSwaps} (computed_at, row_id, recorded_at)
+  run: (clickhouse, t) =>
+    copyRowsAndDrop(
+      clickhouse,
+      t,
+      t.hourlyWalletStatsSeenSwaps,
+      `INSERT INTO ${t.walletStatsSeenSwaps} (computed_at, row_id, recorded_at)
         SELECT computed_at, ${SEEN_ROW_ID}, recorded_at FROM ${t.hourlyWalletStatsSeenSwaps}`,
-    })
-    await clickhouse.command({ query: `DROP TABLE IF EXISTS ${t.hourlyWalletStatsSeenSwaps}` })
-  },
+    ),
   // A cluster created at migration 25 keeps that table, emptied by its own TTL: the data step drops tables on one node only.
   cluster: { statements, run: false },
 }
