@@ -2,10 +2,10 @@
  * `npm start`: every role in one process, the way embedded ClickHouse requires
  * (one process per data directory). Server mode runs each role on its own instead.
  */
-import { loadConfig } from './shared/config.js'
+import { loadConfig } from './shared/platform/config.js'
 import { runRoles } from './shared/run-roles.js'
-import { createLogger } from './shared/logger.js'
-import { ensureLocalRedis, RedisUnavailableError } from './shared/redis-bootstrap.js'
+import { createLogger } from './shared/platform/logger.js'
+import { ensureLocalRedis, RedisUnavailableError } from './shared/platform/redis-bootstrap.js'
 import { startIngestRole } from './ingest/role.js'
 import { startApiRole } from './api/role.js'
 import { startIndicatorsRole } from './indicators/role.js'

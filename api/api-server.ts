@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Express } from 'express'
-import { createRedis } from '../shared/redis.js'
+import { createRedis } from '../shared/platform/redis.js'
 import type { Runtime } from '../shared/runtime.js'
 import { readAccess } from './access-control.js'
 import { createAdmin } from './admin/admin-router.js'
@@ -37,7 +37,7 @@ export interface ApiServer {
 /** The API with the connections it owns, listening on `port` (0: any free port) and `host` (default: HOST). */
 export async function startApiServer(runtime: Runtime, port: number, host?: string): Promise<ApiServer> {
   const { config, logger } = runtime
-  // The connection policy of shared/redis.ts: an outage is logged once, as is the recovery.
+  // The connection policy of shared/platform/redis.ts: an outage is logged once, as is the recovery.
   const redis = createRedis(config.redis.url, 'commands', logger)
   const tokenDirectory = await TokenDirectory.start({
     clickhouse: runtime.clickhouse,

@@ -1,4 +1,4 @@
-import type { Redis } from '../shared/redis.js'
+import type { Redis } from '../shared/platform/redis.js'
 
 /** Reads sent together at most: a full batch goes at once, so its reply can arrive while the turn goes on. */
 const MAX_BATCH = 16

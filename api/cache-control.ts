@@ -1,5 +1,5 @@
 import type { RequestHandler, Response } from 'express'
-import { candleStart } from '../shared/candles.js'
+import { candleStart } from '../shared/candles/candles.js'
 
 /**
  * The read API's default: a client may keep a response but must revalidate it

@@ -1,4 +1,4 @@
-import { HOUR_MS } from '../shared/time-units.js'
+import { HOUR_MS } from '../shared/platform/time-units.js'
 
 /** The candle intervals served, by name, in ms (the `interval` parameter: api/contract/endpoints/tokens.ts). */
 export const CANDLE_INTERVALS = { '1h': HOUR_MS, '4h': 4 * HOUR_MS, '1d': 24 * HOUR_MS } as const

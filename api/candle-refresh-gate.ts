@@ -1,9 +1,9 @@
-import { refreshCandles } from '../shared/candle-refresh.js'
-import type { CandleRefresh } from '../shared/candles.js'
-import type { ClickHouseClient } from '../shared/clickhouse.js'
-import { readDataVersion } from '../shared/data-versions.js'
-import type { Redis } from '../shared/redis.js'
-import type { Tables } from '../shared/tables.js'
+import { refreshCandles } from '../shared/candles/candle-refresh.js'
+import type { CandleRefresh } from '../shared/candles/candles.js'
+import type { ClickHouseClient } from '../shared/storage/clickhouse.js'
+import { readDataVersion } from '../shared/swaps/data-versions.js'
+import type { Redis } from '../shared/platform/redis.js'
+import type { Tables } from '../shared/storage/tables.js'
 
 /** Tokens remembered at most; the least recently refreshed is forgotten first. */
 const MAX_TOKENS = 10_000
@@ -13,7 +13,7 @@ const MAX_TOKENS = 10_000
  * candles), skipped when nothing that can change a candle was stored since this process
  * last ran it for the token. Ingestion sets a new candle-inputs token in Redis after
  * storing swaps, retractions, prices or tokens and before acknowledging them
- * (shared/data-versions.ts); the token is read before the refresh runs, so rows stored
+ * (shared/swaps/data-versions.ts); the token is read before the refresh runs, so rows stored
  * while it runs leave a newer token behind and the next read refreshes again. Without a
  * token (none yet, Redis emptied or unreachable) every read refreshes, as before.
  */

@@ -1,4 +1,4 @@
-import type { Candle } from '../shared/domain.js'
+import type { Candle } from '../shared/records/domain.js'
 
 /**
  * Significant digits a served price or volume keeps. The stored values are doubles

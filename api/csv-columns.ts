@@ -1,4 +1,4 @@
-import type { Candle, Holding, SwapTransaction, Token, TokenRef } from '../shared/domain.js'
+import type { Candle, Holding, SwapTransaction, Token, TokenRef } from '../shared/records/domain.js'
 import type { IndicatorHistoryRow } from './indicator-history-row.js'
 
 /**

@@ -1,5 +1,5 @@
 import type { Server } from 'node:net'
-import type { Logger } from '../shared/logger.js'
+import type { Logger } from '../shared/platform/logger.js'
 
 const LOG_EVERY_MS = 60_000
 

@@ -1,7 +1,7 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express'
-import type { Logger } from '../shared/logger.js'
+import type { Logger } from '../shared/platform/logger.js'
 import { HttpError, SERVICE_UNAVAILABLE_MESSAGE } from './http-error.js'
-import { isRedisConnectionError } from '../shared/redis-connection-errors.js'
+import { isRedisConnectionError } from '../shared/platform/redis-connection-errors.js'
 
 /** Any path no route matched: a JSON 404, never Express's HTML page. */
 export const unknownRoute: RequestHandler = (req, _res, next) => {

@@ -1,5 +1,5 @@
 import { Router } from 'express'
-import type { Logger } from '../shared/logger.js'
+import type { Logger } from '../shared/platform/logger.js'
 import { sendResult } from './envelope.js'
 import { HttpError } from './http-error.js'
 import type { Readiness } from './readiness.js'

@@ -1,5 +1,5 @@
 import type { ServerOptions } from 'node:http'
-import type { HttpServerConfig } from '../shared/config.js'
+import type { HttpServerConfig } from '../shared/platform/config.js'
 
 /**
  * Node checks the header and request deadlines on a timer (30 s by default, which would

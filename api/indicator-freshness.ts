@@ -1,5 +1,5 @@
 import type { Queue } from 'bullmq'
-import type { Redis } from '../shared/redis.js'
+import type { Redis } from '../shared/platform/redis.js'
 import { toIndicatorJobResult } from './indicator-job-waiter.js'
 
 /** Events read per round trip, and at most this many round trips (BullMQ keeps ~10,000 events per queue). */

@@ -1,4 +1,4 @@
-import type { IndicatorPoint } from '../shared/indicator-math/history.js'
+import type { IndicatorPoint } from '../shared/candles/indicator-math/history.js'
 
 /** One point of GET /technical-analysis/history as served: the section 2.6 indicators at one candle. */
 export type IndicatorHistoryRow = ReturnType<typeof indicatorHistoryRow>

@@ -1,5 +1,5 @@
 import type { Queue, QueueEvents } from 'bullmq'
-import type { IndicatorJobResult } from '../shared/queues.js'
+import type { IndicatorJobResult } from '../shared/platform/queues.js'
 
 export type JobOutcome = { state: 'finished'; result: IndicatorJobResult } | { state: 'failed'; reason: string }
 

@@ -1,5 +1,5 @@
-import type { TrackedWallets } from '../shared/wallet-stats/tracked-wallets-file.js'
-import type { WalletStatsRun } from '../shared/wallet-stats/store-wallet-stats.js'
+import type { TrackedWallets } from '../shared/smart-money/tracked-wallets-file.js'
+import type { WalletStatsRun } from '../shared/smart-money/store-wallet-stats.js'
 import type { TrackedWalletsView } from './tracked-wallets-view.js'
 
 /** The tracked set of one statistics run and one reading of the tracked-wallets file. */

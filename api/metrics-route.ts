@@ -1,6 +1,6 @@
 import { Router } from 'express'
 import { Registry } from 'prom-client'
-import { metricsRegistry } from '../shared/metrics.js'
+import { metricsRegistry } from '../shared/platform/metrics.js'
 import type { QueueMetrics } from './queue-metrics.js'
 
 /** GET /metrics: every metric of this process and this API's queue gauges, in Prometheus's text format. */

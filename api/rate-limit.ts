@@ -1,11 +1,11 @@
 import type { RequestHandler } from 'express'
 import { ipKeyGenerator, rateLimit, type ClientRateLimitInfo, type Logger as RateLimitLogger } from 'express-rate-limit'
 import { RedisStore, type RedisReply } from 'rate-limit-redis'
-import type { Logger } from '../shared/logger.js'
-import { redisKey, type Redis } from '../shared/redis.js'
+import type { Logger } from '../shared/platform/logger.js'
+import { redisKey, type Redis } from '../shared/platform/redis.js'
 import { apiKeyIdOf } from './api-keys.js'
 import { HttpError } from './http-error.js'
-import { isRedisConnectionError } from '../shared/redis-connection-errors.js'
+import { isRedisConnectionError } from '../shared/platform/redis-connection-errors.js'
 
 export const RATE_LIMIT_WINDOW_MS = 60_000
 

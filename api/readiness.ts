@@ -1,9 +1,9 @@
-import type { ClickHouseClient } from '../shared/clickhouse.js'
-import { appliedVersions } from '../shared/migrate.js'
-import { migrations as allMigrations } from '../shared/migrations/index.js'
-import type { Migration } from '../shared/migrations/migration.js'
-import type { Redis } from '../shared/redis.js'
-import type { Tables } from '../shared/tables.js'
+import type { ClickHouseClient } from '../shared/storage/clickhouse.js'
+import { appliedVersions } from '../shared/storage/migrate.js'
+import { migrations as allMigrations } from '../shared/storage/migrations/index.js'
+import type { Migration } from '../shared/storage/migrations/migration.js'
+import type { Redis } from '../shared/platform/redis.js'
+import type { Tables } from '../shared/storage/tables.js'
 
 export interface ReadinessDeps {
   clickhouse: ClickHouseClient

@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { RequestHandler } from 'express'
 import type { Logger as PinoLogger } from 'pino'
 import { stdSerializers } from 'pino-http'
-import type { Logger } from '../shared/logger.js'
+import type { Logger } from '../shared/platform/logger.js'
 
 const CLIENT_ID = /^[A-Za-z0-9._:-]{1,128}$/
 

@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express'
-import { httpRequestDuration } from '../shared/metrics.js'
+import { httpRequestDuration } from '../shared/platform/metrics.js'
 
 /**
  * Times every request into http_request_duration_seconds, labelled by the route pattern

@@ -1,6 +1,6 @@
 import compression from 'compression'
 import express, { type Express, type Router } from 'express'
-import type { Logger } from '../shared/logger.js'
+import type { Logger } from '../shared/platform/logger.js'
 import type { ReadAccess } from './access-control.js'
 import { chartPageRouter } from './chart-page/chart-page-route.js'
 import { docsRouter } from './contract/docs-routes.js'

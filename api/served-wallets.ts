@@ -1,6 +1,6 @@
-import type { ClickHouseClient } from '../shared/clickhouse.js'
-import type { Tables } from '../shared/tables.js'
-import { latestTrackedGeneration, trackedGenerationWallets } from '../shared/wallet-stats/tracked-generations.js'
+import type { ClickHouseClient } from '../shared/storage/clickhouse.js'
+import type { Tables } from '../shared/storage/tables.js'
+import { latestTrackedGeneration, trackedGenerationWallets } from '../shared/smart-money/tracked-generations.js'
 
 /** The wallets whose rows a read serves: one generation of the tracked set. Null everywhere: every wallet. */
 export interface ServedScope {
@@ -13,7 +13,7 @@ const RECHECK_MS = 1_000
 
 /**
  * Which wallets the interface's reads serve (SERVED_WALLETS): all (null), or the latest
- * published generation of the tracked set (shared/wallet-stats/tracked-generations.ts),
+ * published generation of the tracked set (shared/smart-money/tracked-generations.ts),
  * looked up at most once a second and its wallets loaded once per generation. Before the
  * first generation is published, the tracked set is empty: nothing is served.
  */

@@ -1,16 +1,17 @@
-import type { ClickHouseClient } from '../shared/clickhouse.js'
-import { dateTime64Param } from '../shared/datetime-param.js'
-import { listSet } from '../shared/list-param.js'
-import { queryRows } from '../shared/query-rows.js'
-import { isRanked, type SmartMoneyRule } from '../shared/smart-money-rules.js'
-import { MEASURE_SQL, passersByRule, rankedSql } from '../shared/wallet-stats/rule-passers.js'
-import type { Tables } from '../shared/tables.js'
-import { walletWindowsFromRows } from '../shared/wallet-stats/compute-wallet-stats.js'
-import { openPositionsOf } from '../shared/wallet-stats/open-positions.js'
-import { RUN_ROW_SELECT_LIST, runRowsSql } from '../shared/wallet-stats/stats-query.js'
-import type { WalletStatsRow } from '../shared/wallet-stats/stats-rows.js'
-import { latestWalletStatsRun, type WalletStatsRun } from '../shared/wallet-stats/store-wallet-stats.js'
-import type { OpenPositions, WalletWindows } from '../shared/wallet-stats/wallet-stats.js'
+import type { ClickHouseClient } from '../shared/storage/clickhouse.js'
+import { dateTime64Param } from '../shared/platform/datetime-param.js'
+import { listSet } from '../shared/storage/list-param.js'
+import { queryRows } from '../shared/storage/query-rows.js'
+import { isRanked } from '../shared/smart-money/rules.js'
+import { type SmartMoneyRule } from '../shared/platform/smart-money-settings.js'
+import { MEASURE_SQL, passersByRule, rankedSql } from '../shared/smart-money/rule-passers.js'
+import type { Tables } from '../shared/storage/tables.js'
+import { walletWindowsFromRows } from '../shared/smart-money/compute-wallet-stats.js'
+import { openPositionsOf } from '../shared/smart-money/open-positions.js'
+import { RUN_ROW_SELECT_LIST, runRowsSql } from '../shared/smart-money/stats-query.js'
+import type { WalletStatsRow } from '../shared/smart-money/stats-rows.js'
+import { latestWalletStatsRun, type WalletStatsRun } from '../shared/smart-money/store-wallet-stats.js'
+import type { OpenPositions, WalletWindows } from '../shared/smart-money/wallet-stats.js'
 import { ExpiringMemory } from './expiring-memory.js'
 import { PerKeyCoalescer } from './per-key-coalescer.js'
 
@@ -18,7 +19,7 @@ import { PerKeyCoalescer } from './per-key-coalescer.js'
 const LATEST_RUN_TTL_MS = 1_000
 
 /**
- * The stored wallet statistics of the latest run (shared/wallet-stats/store-wallet-stats.ts):
+ * The stored wallet statistics of the latest run (shared/smart-money/store-wallet-stats.ts):
  * a wallet's rank under a rule, the statistics of some wallets, and their open positions.
  * Every read names the run, so a wallet the latest run did not see is not read from an older one.
  */

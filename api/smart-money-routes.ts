@@ -1,23 +1,16 @@
 import { Router } from 'express'
-import {
-  describeRule,
-  judgeThreshold,
-  judgeTop,
-  LISTED_LABEL,
-  measureOf,
-  type RuleVerdict,
-  type SmartMoneyRule,
-} from '../shared/smart-money-rules.js'
-import type { TrackedWallets, TrackedWalletsFile } from '../shared/wallet-stats/tracked-wallets-file.js'
-import { trackedWalletAddresses } from '../shared/wallet-stats/tracked-generations.js'
-import { emptyWalletStats, NO_OPEN_POSITIONS, type OpenPositions, type WalletWindows, type WindowStats } from '../shared/wallet-stats/wallet-stats.js'
+import { describeRule, judgeThreshold, judgeTop, measureOf, type RuleVerdict } from '../shared/smart-money/rules.js'
+import { LISTED_LABEL, type SmartMoneyRule } from '../shared/platform/smart-money-settings.js'
+import type { TrackedWallets, TrackedWalletsFile } from '../shared/smart-money/tracked-wallets-file.js'
+import { trackedWalletAddresses } from '../shared/smart-money/tracked-generations.js'
+import { emptyWalletStats, NO_OPEN_POSITIONS, type OpenPositions, type WalletWindows, type WindowStats } from '../shared/smart-money/wallet-stats.js'
 import { getSmartMoneyRules, getWalletProfile, listTrackedWallets } from './contract/endpoints/smart-money.js'
 import { parseRequest } from './contract/request-parsing.js'
 import { badRequest } from './http-error.js'
 import type { SmartMoneyRepository } from './smart-money-repository.js'
 import { KeptTrackedSet } from './kept-tracked-set.js'
 import { trackedWalletsOf, TrackedWalletsView } from './tracked-wallets-view.js'
-import type { WalletStatsRun } from '../shared/wallet-stats/store-wallet-stats.js'
+import type { WalletStatsRun } from '../shared/smart-money/store-wallet-stats.js'
 
 export interface SmartMoneyDeps {
   repository: SmartMoneyRepository

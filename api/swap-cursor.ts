@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { LOWER_TX_HASH_PATTERN } from '../shared/hex-patterns.js'
+import { LOWER_TX_HASH_PATTERN } from '../shared/platform/hex-patterns.js'
 import { badRequest } from './http-error.js'
 
 /**

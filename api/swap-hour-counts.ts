@@ -1,8 +1,8 @@
-import type { ClickHouseClient } from '../shared/clickhouse.js'
-import type { Redis } from '../shared/redis.js'
-import { HOUR_MS, hourStart, readSwapHourMarks, readSwapHoursVersion } from '../shared/swap-hours.js'
-import type { Tables } from '../shared/tables.js'
-import { listSet } from '../shared/list-param.js'
+import type { ClickHouseClient } from '../shared/storage/clickhouse.js'
+import type { Redis } from '../shared/platform/redis.js'
+import { HOUR_MS, hourStart, readSwapHourMarks, readSwapHoursVersion } from '../shared/swaps/swap-hours.js'
+import type { Tables } from '../shared/storage/tables.js'
+import { listSet } from '../shared/storage/list-param.js'
 import { servedCondition, type ServedScope } from './served-wallets.js'
 
 /** A slice of a time range with its exact number of swaps; `from` and `to` inclusive, ms. */
@@ -53,7 +53,7 @@ const MAX_DERIVED_WALLETS = 2_000
  * Exact counts of the live swaps per hour, cached in this process: a whole-range total
  * is a sum of cached hours plus two partial hours at the edges, not a FINAL scan of
  * the range. An hour is recounted (with FINAL, so exact whether merged or not) when
- * ingestion marks it changed (shared/swap-hours.ts) or a re-delivery retracted a
+ * ingestion marks it changed (shared/swaps/swap-hours.ts) or a re-delivery retracted a
  * version in it (the swap_moves log). Marks are read before counting, so an insert
  * that lands while an hour is counted always leaves a newer mark behind it.
  *

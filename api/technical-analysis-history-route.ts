@@ -1,8 +1,8 @@
 import { Router } from 'express'
-import { CANDLE_MS, closedCandles } from '../shared/candles.js'
-import type { ClickHouseClient } from '../shared/clickhouse.js'
-import { indicatorHistory } from '../shared/indicator-math/history.js'
-import type { Tables } from '../shared/tables.js'
+import { CANDLE_MS, closedCandles } from '../shared/candles/candles.js'
+import type { ClickHouseClient } from '../shared/storage/clickhouse.js'
+import { indicatorHistory } from '../shared/candles/indicator-math/history.js'
+import type { Tables } from '../shared/storage/tables.js'
 import { isAddress } from './address-params.js'
 import { cacheClosedSeries, type SeriesCachePolicy } from './cache-control.js'
 import { INDICATOR_HISTORY_COLUMNS } from './csv-columns.js'
@@ -31,7 +31,7 @@ export interface TechnicalAnalysisHistoryDeps {
  * GET /technical-analysis/history: the indicators as they stood at each closed 4-hour
  * candle (whose start lies in [start_time, end_time], or the latest ones), computed from
  * the token's gap-filled closed candles with the engine's own math
- * (shared/indicator-math) in one pass over the whole history: point i is what the
+ * (shared/candles/indicator-math) in one pass over the whole history: point i is what the
  * engine caches when candle i is the last closed one.
  */
 export function technicalAnalysisHistoryRouter(deps: TechnicalAnalysisHistoryDeps): Router {

@@ -1,10 +1,10 @@
-import type { ClickHouseClient } from '../shared/clickhouse.js'
-import { listSet } from '../shared/list-param.js'
-import type { Token, TokenRef } from '../shared/domain.js'
-import type { Logger } from '../shared/logger.js'
-import type { Redis } from '../shared/redis.js'
-import type { Tables } from '../shared/tables.js'
-import { parseTokensChanged, tokensChangedChannel, type TokensChanged } from '../shared/token-events.js'
+import type { ClickHouseClient } from '../shared/storage/clickhouse.js'
+import { listSet } from '../shared/storage/list-param.js'
+import type { Token, TokenRef } from '../shared/records/domain.js'
+import type { Logger } from '../shared/platform/logger.js'
+import type { Redis } from '../shared/platform/redis.js'
+import type { Tables } from '../shared/storage/tables.js'
+import { parseTokensChanged, tokensChangedChannel, type TokensChanged } from '../shared/records/token-events.js'
 import type { Page } from './pagination.js'
 import { TokenIndex } from './token-index.js'
 
@@ -27,7 +27,7 @@ interface TokenRow {
   decimals: number | string
 }
 
-/** A token's id is the producer's, or else derived from its address (shared/ids.ts). */
+/** A token's id is the producer's, or else derived from its address (shared/platform/ids.ts). */
 function toToken(row: TokenRow): Token {
   return {
     id: row.id || row.contract_address,
@@ -48,7 +48,7 @@ const MAX_TARGETED_RELOAD = 1_000
 /**
  * Every token's metadata (the latest version per contract address), held in memory by
  * the API so no read goes to ClickHouse for it. Ingestion announces the addresses whose
- * rows it inserted (shared/token-events.ts); the directory reloads those. Pub/sub keeps
+ * rows it inserted (shared/records/token-events.ts); the directory reloads those. Pub/sub keeps
  * nothing for a deaf listener, so it reloads everything whenever its subscription is
  * (re)established and every `refreshMs` as a backstop. Reloads run one at a time, so a
  * later one never loses to an earlier one.

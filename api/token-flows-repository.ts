@@ -1,8 +1,8 @@
-import type { ClickHouseClient } from '../shared/clickhouse.js'
-import type { TokenRef } from '../shared/domain.js'
-import { toDecimalAmount } from '../shared/amounts.js'
-import { queryRows } from '../shared/query-rows.js'
-import type { Tables } from '../shared/tables.js'
+import type { ClickHouseClient } from '../shared/storage/clickhouse.js'
+import type { TokenRef } from '../shared/records/domain.js'
+import { toDecimalAmount } from '../shared/records/amounts.js'
+import { queryRows } from '../shared/storage/query-rows.js'
+import type { Tables } from '../shared/storage/tables.js'
 import type { ReadOptions, VersionedResults } from './versioned-results.js'
 import { servedCondition, type ServedScope } from './served-wallets.js'
 

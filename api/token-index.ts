@@ -1,4 +1,4 @@
-import type { Token, TokenRef } from '../shared/domain.js'
+import type { Token, TokenRef } from '../shared/records/domain.js'
 import type { Page } from './pagination.js'
 
 /**

@@ -1,6 +1,6 @@
-import type { ClickHouseClient } from '../shared/clickhouse.js'
-import { queryRows } from '../shared/query-rows.js'
-import type { Tables } from '../shared/tables.js'
+import type { ClickHouseClient } from '../shared/storage/clickhouse.js'
+import { queryRows } from '../shared/storage/query-rows.js'
+import type { Tables } from '../shared/storage/tables.js'
 
 /**
  * Whether anything at all is known about an address: metadata, prices, holdings or swaps.

@@ -1,7 +1,7 @@
-import { LISTED_LABEL } from '../shared/smart-money-rules.js'
-import type { TrackedWallets } from '../shared/wallet-stats/tracked-wallets-file.js'
-import { NO_OPEN_POSITIONS, type OpenPositions, type WalletWindows, type WindowStats } from '../shared/wallet-stats/wallet-stats.js'
-import type { StatWindow } from '../shared/wallet-stats/windows.js'
+import { LISTED_LABEL } from '../shared/platform/smart-money-settings.js'
+import type { TrackedWallets } from '../shared/smart-money/tracked-wallets-file.js'
+import { NO_OPEN_POSITIONS, type OpenPositions, type WalletWindows, type WindowStats } from '../shared/smart-money/wallet-stats.js'
+import type { StatWindow } from '../shared/platform/smart-money-settings.js'
 import type { WalletSort } from './contract/endpoints/smart-money.js'
 
 export interface TrackedWallet {

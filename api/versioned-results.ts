@@ -1,5 +1,5 @@
-import type { Redis } from '../shared/redis.js'
-import { readDataVersion, type VersionedData } from '../shared/data-versions.js'
+import type { Redis } from '../shared/platform/redis.js'
+import { readDataVersion, type VersionedData } from '../shared/swaps/data-versions.js'
 
 /** Most results kept per kind of data (a page of 50 swaps is ~30 KB of rows). */
 const MAX_ENTRIES = 500
@@ -16,7 +16,7 @@ export interface ReadOptions {
 
 /**
  * Results of reads of one kind of data, kept while that data's version token
- * (shared/data-versions.ts) stays the same. Ingestion sets a new token after storing
+ * (shared/swaps/data-versions.ts) stays the same. Ingestion sets a new token after storing
  * rows and before acknowledging them, so a kept result is exactly what the query would
  * return now. Requests for the same result share one computation while it runs (50
  * analysts polling the newest page cost one query). Without a token (none written yet,

@@ -22,8 +22,8 @@ import { FOLLOWED_TOPICS } from '../follower/chain-logs.js'
 import { startFollowerRole } from '../follower/role.js'
 import { startIngestRole } from '../ingest/role.js'
 import { openRuntime } from '../shared/bootstrap.js'
-import { loadConfig } from '../shared/config.js'
-import { createRedis, deleteKeysWithPrefix } from '../shared/redis.js'
+import { loadConfig } from '../shared/platform/config.js'
+import { createRedis, deleteKeysWithPrefix } from '../shared/platform/redis.js'
 
 const { values } = parseArgs({
   options: {

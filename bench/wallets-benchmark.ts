@@ -1,5 +1,5 @@
 /**
- * `npm run bench:wallets`: every wallet's statistics (shared/wallet-stats/) on a store of
+ * `npm run bench:wallets`: every wallet's statistics (shared/smart-money/) on a store of
  * BENCH_SWAPS swaps (default 10,000,000) by BENCH_WALLETS wallets (default swaps / 100) of
  * 200 tokens over 365 days up to now, built inside ClickHouse (INSERT ... SELECT FROM
  * numbers()) through the swaps' entry tables as ingestion writes them, a tenth of them
@@ -30,13 +30,13 @@ import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startApiServer } from '../api/api-server.js'
 import { openRuntime } from '../shared/bootstrap.js'
-import { loadConfig } from '../shared/config.js'
-import { dateTime64Param } from '../shared/datetime-param.js'
-import { createRedis, deleteKeysWithPrefix } from '../shared/redis.js'
-import { SWAP_INSERT_COLUMNS, swapEntryTables, type SwapColumn } from '../shared/schema/swaps-schema.js'
-import { withMergesHeld } from '../shared/wallet-stats/held-merges.js'
-import { updateWalletStats } from '../shared/wallet-stats/incremental-run.js'
-import { storeWalletStats } from '../shared/wallet-stats/store-wallet-stats.js'
+import { loadConfig } from '../shared/platform/config.js'
+import { dateTime64Param } from '../shared/platform/datetime-param.js'
+import { createRedis, deleteKeysWithPrefix } from '../shared/platform/redis.js'
+import { SWAP_INSERT_COLUMNS, swapEntryTables, type SwapColumn } from '../shared/storage/schema/swaps-schema.js'
+import { withMergesHeld } from '../shared/smart-money/held-merges.js'
+import { updateWalletStats } from '../shared/smart-money/incremental-run.js'
+import { storeWalletStats } from '../shared/smart-money/store-wallet-stats.js'
 import { shareText, timedShare } from './machine-share.js'
 import { compareRuns } from './wallets-compare.js'
 import { count, markdownTable, ms, percentile, seconds } from './report.js'

@@ -1,7 +1,7 @@
-import type { ClickHouseClient } from '../shared/clickhouse.js'
-import { dateTime64Param } from '../shared/datetime-param.js'
-import { queryRows } from '../shared/query-rows.js'
-import type { Tables } from '../shared/tables.js'
+import type { ClickHouseClient } from '../shared/storage/clickhouse.js'
+import { dateTime64Param } from '../shared/platform/datetime-param.js'
+import { queryRows } from '../shared/storage/query-rows.js'
+import type { Tables } from '../shared/storage/tables.js'
 
 const COUNTED = ['trades', 'trades_without_usd', 'positions_reduced', 'positions_won', 'tokens_traded', 'first_trade', 'last_trade']
 const SUMMED = ['volume_usd', 'matched_proceeds_usd', 'unmatched_proceeds_usd', 'closed_cost_usd', 'realized_pnl_usd']

@@ -8,8 +8,8 @@
 import { spawn } from 'node:child_process'
 import { rmSync } from 'node:fs'
 import { parseArgs } from 'node:util'
-import { loadConfig } from '../shared/config.js'
-import { createRedis, deleteKeysWithPrefix } from '../shared/redis.js'
+import { loadConfig } from '../shared/platform/config.js'
+import { createRedis, deleteKeysWithPrefix } from '../shared/platform/redis.js'
 import { followerEnvOf, startDevnet } from './devnet.js'
 
 const { values } = parseArgs({

@@ -68,7 +68,7 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
   }
 }
 
-/** The follower's settings for a deployment (see shared/config.ts). */
+/** The follower's settings for a deployment (see shared/platform/config.ts). */
 export function followerEnvOf(url: string, d: DevnetDeployment): Record<string, string> {
   return {
     RPC_URL: url,

@@ -1,4 +1,4 @@
-import type { Logger } from '../shared/logger.js'
+import type { Logger } from '../shared/platform/logger.js'
 import type { RawLog } from './chain-logs.js'
 import { errorText, isTransient, type ChainRpc } from './chain-rpc.js'
 

@@ -1,5 +1,5 @@
 import { createPublicClient, http, type PublicClient } from 'viem'
-import type { Logger } from '../shared/logger.js'
+import type { Logger } from '../shared/platform/logger.js'
 import { FOLLOWED_TOPICS, type RawLog } from './chain-logs.js'
 
 /** A block header as the follower keeps it. */

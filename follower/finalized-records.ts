@@ -1,4 +1,4 @@
-import type { Logger } from '../shared/logger.js'
+import type { Logger } from '../shared/platform/logger.js'
 import type { ChainRpc } from './chain-rpc.js'
 import type { HoldingWallets } from './holding-wallets.js'
 import type { FollowedHoldingRecord, HoldingsReader } from './holdings-reader.js'

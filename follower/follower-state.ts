@@ -1,5 +1,5 @@
-import { redisKey, type Redis } from '../shared/redis.js'
-import type { SwapRetractionRecord } from '../shared/records.js'
+import { redisKey, type Redis } from '../shared/platform/redis.js'
+import type { SwapRetractionRecord } from '../shared/records/records.js'
 import type { FollowedPriceRecord } from './trade-prices.js'
 
 /**

@@ -1,4 +1,4 @@
-import { redisKey, type Redis } from '../shared/redis.js'
+import { redisKey, type Redis } from '../shared/platform/redis.js'
 
 /** Counters of what the follower did, and why transactions were not swaps (kept in Redis by reason). */
 export class FollowerStats {

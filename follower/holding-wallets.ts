@@ -1,4 +1,4 @@
-import { TrackedWalletsFile } from '../shared/wallet-stats/tracked-wallets-file.js'
+import { TrackedWalletsFile } from '../shared/smart-money/tracked-wallets-file.js'
 
 /** Whose holdings the follower reads (FOLLOW_HOLDINGS). */
 export type HoldingWalletsMode = 'all' | 'listed' | 'off'

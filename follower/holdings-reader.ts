@@ -1,7 +1,7 @@
-import type { Logger } from '../shared/logger.js'
+import type { Logger } from '../shared/platform/logger.js'
 import { errorText, isTransient, type ChainRpc } from './chain-rpc.js'
 
-/** A `holding` record of shared/records.ts as the follower builds it. */
+/** A `holding` record of shared/records/records.ts as the follower builds it. */
 export interface FollowedHoldingRecord {
   wallet_address: string
   contract_address: string

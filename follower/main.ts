@@ -4,8 +4,8 @@
  * whose ingest workers store what it produces.
  */
 import { parseArgs } from 'node:util'
-import { loadConfig } from '../shared/config.js'
-import { createLogger } from '../shared/logger.js'
+import { loadConfig } from '../shared/platform/config.js'
+import { createLogger } from '../shared/platform/logger.js'
 import { progressPrinter } from './progress-line.js'
 import { startFollowerRole } from './role.js'
 

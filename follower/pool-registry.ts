@@ -1,5 +1,5 @@
 import { parseAbi, type Address } from 'viem'
-import type { Logger } from '../shared/logger.js'
+import type { Logger } from '../shared/platform/logger.js'
 import type { PoolCreation } from './chain-logs.js'
 import { isTransient, type ChainRpc } from './chain-rpc.js'
 

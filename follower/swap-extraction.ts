@@ -1,4 +1,4 @@
-import type { RecordInput, SwapRetractionRecord } from '../shared/records.js'
+import type { RecordInput, SwapRetractionRecord } from '../shared/records/records.js'
 import { decodePairCreated, decodePoolCreated, decodeV2Swap, decodeV2Sync, decodeV3Swap, TOPICS, type RawLog } from './chain-logs.js'
 import type { BlockSenders } from './chain-rpc.js'
 import { netTransaction, type SwapLeg } from './net-swaps.js'
@@ -7,7 +7,7 @@ import type { TokenMetadataReader } from './token-metadata.js'
 import { TradePrices, type FollowedPriceRecord, type PriceSlots } from './trade-prices.js'
 import type { PricedToken, UsdPrices } from './usd-prices.js'
 
-/** A swap record as the follower builds it (a valid `swap` record of shared/records.ts). */
+/** A swap record as the follower builds it (a valid `swap` record of shared/records/records.ts). */
 export interface FollowedSwapRecord {
   hash: string
   block_number: number

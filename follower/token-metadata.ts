@@ -1,5 +1,5 @@
-import type { Logger } from '../shared/logger.js'
-import type { RecordInput } from '../shared/records.js'
+import type { Logger } from '../shared/platform/logger.js'
+import type { RecordInput } from '../shared/records/records.js'
 import { isTransient, type ChainRpc } from './chain-rpc.js'
 
 const SELECTORS = { name: '0x06fdde03', symbol: '0x95d89b41', decimals: '0x313ce567' } as const

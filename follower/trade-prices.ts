@@ -1,6 +1,6 @@
 import type { PricedToken } from './usd-prices.js'
 
-/** A `price` record of shared/records.ts as the follower builds it (no volume: see TradePrices). */
+/** A `price` record of shared/records/records.ts as the follower builds it (no volume: see TradePrices). */
 export interface FollowedPriceRecord {
   contract_address: string
   timestamp: number

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto'
-import { refreshCandles } from '../shared/candle-refresh.js'
-import type { ClickHouseClient } from '../shared/clickhouse.js'
-import type { Logger } from '../shared/logger.js'
-import { IndicatorJobNames } from '../shared/queues.js'
-import type { Tables } from '../shared/tables.js'
+import { refreshCandles } from '../shared/candles/candle-refresh.js'
+import type { ClickHouseClient } from '../shared/storage/clickhouse.js'
+import type { Logger } from '../shared/platform/logger.js'
+import { IndicatorJobNames } from '../shared/platform/queues.js'
+import type { Tables } from '../shared/storage/tables.js'
 import { closedChanges } from './engine.js'
 import type { IndicatorQueue } from './indicator-queue.js'
 
@@ -20,7 +20,7 @@ export interface CandleRefresherDeps {
 const TOKENS_PER_JOB = 500
 
 /**
- * Keeps the stored candles current in the background (shared/candle-refresh.ts) and,
+ * Keeps the stored candles current in the background (shared/candles/candle-refresh.ts) and,
  * when a refresh changed a closed 4-hour candle of some tokens, queues their recompute
  * from stored candles (recompute-tokens, in jobs of 500): results follow ingestion
  * without waiting for the next boundary, and the carried states are rebuilt.

@@ -1,8 +1,8 @@
-import type { ClickHouseClient } from '../shared/clickhouse.js'
-import { CANDLE_MS, dateTime64Param, recentHoursSql, walkCandleGrid } from '../shared/candles.js'
-import { IndicatorState } from '../shared/indicator-math/indicator-state.js'
-import { queryNative } from '../shared/native-format.js'
-import type { Tables } from '../shared/tables.js'
+import type { ClickHouseClient } from '../shared/storage/clickhouse.js'
+import { CANDLE_MS, dateTime64Param, recentHoursSql, walkCandleGrid } from '../shared/candles/candles.js'
+import { IndicatorState } from '../shared/candles/indicator-math/indicator-state.js'
+import { queryNative } from '../shared/storage/native-format.js'
+import type { Tables } from '../shared/storage/tables.js'
 import { fourHourCandles, hourRowsSql, type CandleColumns } from './hour-candles.js'
 import type { TokenHistory } from './token-histories.js'
 

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util'
-import { IndicatorJobNames } from '../shared/queues.js'
-import { address } from '../shared/records.js'
+import { IndicatorJobNames } from '../shared/platform/queues.js'
+import { address } from '../shared/records/records.js'
 
 /** One line, printed with a mistake in the arguments. */
 export const SHORT_USAGE = 'usage: npm run indicators -- --all | --token ADDRESS [--timeout SECONDS]   (--help for more)'

@@ -4,9 +4,9 @@
  * job and prints what was written. It talks only to Redis. `--help`: usage and exit codes.
  */
 import { parseIndicatorArguments, SHORT_USAGE, USAGE, UsageError, type IndicatorArguments } from './cli-arguments.js'
-import { loadConfig } from '../shared/config.js'
-import { QueueFactory } from '../shared/queue-factory.js'
-import { IndicatorJobNames, QueueNames, type IndicatorJobResult } from '../shared/queues.js'
+import { loadConfig } from '../shared/platform/config.js'
+import { QueueFactory } from '../shared/platform/queue-factory.js'
+import { IndicatorJobNames, QueueNames, type IndicatorJobResult } from '../shared/platform/queues.js'
 
 let args: IndicatorArguments
 try {

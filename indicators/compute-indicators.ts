@@ -1,10 +1,10 @@
-import type { IndicatorState } from '../shared/indicator-math/indicator-state.js'
-import type { TechnicalAnalysis } from '../shared/technical-analysis.js'
+import type { IndicatorState } from '../shared/candles/indicator-math/indicator-state.js'
+import type { TechnicalAnalysis } from '../shared/candles/technical-analysis.js'
 
 export type TokenMeta = TechnicalAnalysis['token']
 
 /**
- * The cached result of one token (the JSON of shared/technical-analysis.ts) after the last
+ * The cached result of one token (the JSON of shared/candles/technical-analysis.ts) after the last
  * candle its state was fed; `timestamp` is when it was computed (ISO 8601). Its fields are
  * listed one by one (an object spread costs several times more, for every token of a
  * full recompute), in the order they have always been serialized in.

@@ -1,6 +1,6 @@
-import { CANDLE_MS } from '../shared/candles.js'
-import type { NativeBlock } from '../shared/native-format.js'
-import { HOUR_MS } from '../shared/time-units.js'
+import { CANDLE_MS } from '../shared/candles/candles.js'
+import type { NativeBlock } from '../shared/storage/native-format.js'
+import { HOUR_MS } from '../shared/platform/time-units.js'
 
 const HOURS_PER_CANDLE = CANDLE_MS / HOUR_MS
 

@@ -1,5 +1,5 @@
-import { IndicatorState } from '../shared/indicator-math/indicator-state.js'
-import { redisKey, StoreScopedKeySpaces, type Redis } from '../shared/redis.js'
+import { IndicatorState } from '../shared/candles/indicator-math/indicator-state.js'
+import { redisKey, StoreScopedKeySpaces, type Redis } from '../shared/platform/redis.js'
 
 type Multi = ReturnType<Redis['multi']>
 

@@ -1,5 +1,5 @@
-import { QueueFactory } from '../shared/queue-factory.js'
-import { IndicatorJobNames, QueueNames } from '../shared/queues.js'
+import { QueueFactory } from '../shared/platform/queue-factory.js'
+import { IndicatorJobNames, QueueNames } from '../shared/platform/queues.js'
 import type { Runtime } from '../shared/runtime.js'
 
 const UNFINISHED = new Set(['waiting', 'active', 'delayed', 'prioritized', 'waiting-children'])

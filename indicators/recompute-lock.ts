@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
-import type { Redis } from '../shared/redis.js'
-import { redisKey } from '../shared/redis.js'
+import type { Redis } from '../shared/platform/redis.js'
+import { redisKey } from '../shared/platform/redis.js'
 
 /** Takes every free lock among KEYS (SET NX PX, owner ARGV[1], TTL ARGV[2] ms); returns the 1-based positions taken. */
 const ACQUIRE = `

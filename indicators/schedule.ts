@@ -1,5 +1,5 @@
-import { CANDLE_MS } from '../shared/candles.js'
-import { IndicatorJobNames } from '../shared/queues.js'
+import { CANDLE_MS } from '../shared/candles/candles.js'
+import { IndicatorJobNames } from '../shared/platform/queues.js'
 import { indicatorJobRetention, type IndicatorQueue } from './indicator-queue.js'
 
 /** BullMQ types a scheduler id like a job name. The id predates the incremental step (kept, so an upgrade updates the one scheduler in place). */

@@ -1,8 +1,8 @@
-import type { ClickHouseClient } from '../shared/clickhouse.js'
-import { CANDLE_MS, CANDLES_PER_DAY, dateTime64Param, hoursBeforeSql, type TokenFilter } from '../shared/candles.js'
-import { queryNative, type NativeBlock } from '../shared/native-format.js'
-import type { Tables } from '../shared/tables.js'
-import { HOUR_MS } from '../shared/time-units.js'
+import type { ClickHouseClient } from '../shared/storage/clickhouse.js'
+import { CANDLE_MS, CANDLES_PER_DAY, dateTime64Param, hoursBeforeSql, type TokenFilter } from '../shared/candles/candles.js'
+import { queryNative, type NativeBlock } from '../shared/storage/native-format.js'
+import type { Tables } from '../shared/storage/tables.js'
+import { HOUR_MS } from '../shared/platform/time-units.js'
 import { fourHourCandles, hourRowsSql, lastHourCloses, type CandleColumns } from './hour-candles.js'
 
 /** A token's closed 4-hour candles, as the full recompute reads them. */

@@ -1,6 +1,6 @@
-import type { ClickHouseClient } from '../shared/clickhouse.js'
-import { deriveTokenId } from '../shared/ids.js'
-import type { Tables } from '../shared/tables.js'
+import type { ClickHouseClient } from '../shared/storage/clickhouse.js'
+import { deriveTokenId } from '../shared/platform/ids.js'
+import type { Tables } from '../shared/storage/tables.js'
 import type { TokenMeta } from './compute-indicators.js'
 
 interface MetaRow {

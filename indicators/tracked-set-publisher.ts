@@ -1,11 +1,11 @@
-import type { ClickHouseClient } from '../shared/clickhouse.js'
-import type { Logger } from '../shared/logger.js'
-import type { SmartMoneyRule } from '../shared/smart-money-rules.js'
-import type { Tables } from '../shared/tables.js'
-import { passersByRule } from '../shared/wallet-stats/rule-passers.js'
-import { latestTrackedGeneration, publishTrackedGeneration, trackedGenerationWallets, trackedWalletAddresses } from '../shared/wallet-stats/tracked-generations.js'
-import type { TrackedWallets, TrackedWalletsFile } from '../shared/wallet-stats/tracked-wallets-file.js'
-import { latestWalletStatsRun } from '../shared/wallet-stats/wallet-stats-runs.js'
+import type { ClickHouseClient } from '../shared/storage/clickhouse.js'
+import type { Logger } from '../shared/platform/logger.js'
+import type { SmartMoneyRule } from '../shared/platform/smart-money-settings.js'
+import type { Tables } from '../shared/storage/tables.js'
+import { passersByRule } from '../shared/smart-money/rule-passers.js'
+import { latestTrackedGeneration, publishTrackedGeneration, trackedGenerationWallets, trackedWalletAddresses } from '../shared/smart-money/tracked-generations.js'
+import type { TrackedWallets, TrackedWalletsFile } from '../shared/smart-money/tracked-wallets-file.js'
+import { latestWalletStatsRun } from '../shared/smart-money/wallet-stats-runs.js'
 
 export interface TrackedSetPublisherDeps {
   clickhouse: ClickHouseClient
@@ -24,7 +24,7 @@ export interface TrackedSetPublisher {
 }
 
 /**
- * Keeps the served tracked set (shared/wallet-stats/tracked-generations.ts) equal to the
+ * Keeps the served tracked set (shared/smart-money/tracked-generations.ts) equal to the
  * tracked set of GET /wallets: the wallets of the tracked-wallets file and every rule's
  * passers in the latest statistics run. Each look costs a run lookup and a stat of the file;
  * the rules are evaluated again only when either changed, and a generation is written only

@@ -1,9 +1,9 @@
-import type { ClickHouseClient } from '../shared/clickhouse.js'
-import type { Logger } from '../shared/logger.js'
-import type { Tables } from '../shared/tables.js'
-import { updateWalletStats } from '../shared/wallet-stats/incremental-run.js'
-import { anyUnseenSwaps } from '../shared/wallet-stats/seen-swaps.js'
-import { latestWalletStatsRun, storeWalletStats } from '../shared/wallet-stats/store-wallet-stats.js'
+import type { ClickHouseClient } from '../shared/storage/clickhouse.js'
+import type { Logger } from '../shared/platform/logger.js'
+import type { Tables } from '../shared/storage/tables.js'
+import { updateWalletStats } from '../shared/smart-money/incremental-run.js'
+import { anyUnseenSwaps } from '../shared/smart-money/seen-swaps.js'
+import { latestWalletStatsRun, storeWalletStats } from '../shared/smart-money/store-wallet-stats.js'
 
 export interface WalletStatsRefresherDeps {
   clickhouse: ClickHouseClient

@@ -1,14 +1,14 @@
 import type { Job } from 'bullmq'
-import type { Logger } from '../shared/logger.js'
-import type { QueueFactory, TypedWorker } from '../shared/queue-factory.js'
+import type { Logger } from '../shared/platform/logger.js'
+import type { QueueFactory, TypedWorker } from '../shared/platform/queue-factory.js'
 import {
   IndicatorJobNames,
   QueueNames,
   type IndicatorJobData,
   type IndicatorJobName,
   type IndicatorJobResult,
-} from '../shared/queues.js'
-import { address } from '../shared/records.js'
+} from '../shared/platform/queues.js'
+import { address } from '../shared/records/records.js'
 import type { IndicatorEngine } from './engine.js'
 import type { IndicatorJobPayload } from './indicator-queue.js'
 

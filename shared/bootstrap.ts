@@ -1,10 +1,10 @@
-import { createClickHouse } from './clickhouse.js'
-import type { Config } from './config.js'
-import { applyInsertDurability } from './insert-durability.js'
-import { createLogger } from './logger.js'
-import { migrate } from './migrate.js'
+import { createClickHouse } from './storage/clickhouse.js'
+import type { Config } from './platform/config.js'
+import { applyInsertDurability } from './storage/insert-durability.js'
+import { createLogger } from './platform/logger.js'
+import { migrate } from './storage/migrate.js'
 import type { Runtime } from './runtime.js'
-import { tablesFor } from './tables.js'
+import { tablesFor } from './storage/tables.js'
 
 /** Opens ClickHouse and brings its schema up to date: the first step of every entry point. */
 export async function openRuntime(config: Config, role: string): Promise<Runtime> {

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto'
-import type { Logger } from './logger.js'
-import { createRedis, keySpacePattern, redisKey, StoreScopedKeySpaces, type Redis } from './redis.js'
+import type { Logger } from './platform/logger.js'
+import { createRedis, keySpacePattern, redisKey, StoreScopedKeySpaces, type Redis } from './platform/redis.js'
 import type { Runtime } from './runtime.js'
-import { readStoreId } from './store-identity.js'
+import { readStoreId } from './storage/store-identity.js'
 
 export interface StoreBinding {
   storeId: string

@@ -1,9 +1,9 @@
-import type { Config } from './config.js'
+import type { Config } from './platform/config.js'
 import { openRuntime } from './bootstrap.js'
-import type { Logger } from './logger.js'
+import type { Logger } from './platform/logger.js'
 import { alignRedisWithStore } from './redis-store-binding.js'
 import type { RunningRole, Runtime } from './runtime.js'
-import { installShutdownHandlers, Shutdown, type ProcessEvents } from './shutdown.js'
+import { installShutdownHandlers, Shutdown, type ProcessEvents } from './platform/shutdown.js'
 
 export type RoleStarter<C = Runtime> = (context: C) => Promise<RunningRole>
 

@@ -1,7 +1,7 @@
-import type { ClickHouseClient } from './clickhouse.js'
-import type { Config } from './config.js'
-import type { Logger } from './logger.js'
-import type { Tables } from './tables.js'
+import type { ClickHouseClient } from './storage/clickhouse.js'
+import type { Config } from './platform/config.js'
+import type { Logger } from './platform/logger.js'
+import type { Tables } from './storage/tables.js'
 
 /** What every role is started with. Each role opens its own Redis connections from config.redis. */
 export interface Runtime {

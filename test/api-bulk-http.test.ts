@@ -10,10 +10,10 @@ import {
   type CsvColumns,
 } from '../api/csv-columns.js'
 import { KNOWN_PATHS } from '../api/known-paths.js'
-import { CANDLE_MS, candleStart, lastClosedCandleStart } from '../shared/candles.js'
-import { loadConfig } from '../shared/config.js'
-import { createRedis } from '../shared/redis.js'
-import { writeTechnicalAnalysis } from '../shared/technical-analysis.js'
+import { CANDLE_MS, candleStart, lastClosedCandleStart } from '../shared/candles/candles.js'
+import { loadConfig } from '../shared/platform/config.js'
+import { createRedis } from '../shared/platform/redis.js'
+import { writeTechnicalAnalysis } from '../shared/candles/technical-analysis.js'
 import { fetchBytes, jsonOf, parseCsv, type BytesResponse } from './support/bytes-http.js'
 import {
   addressFor,

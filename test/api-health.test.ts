@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { migrate } from '../shared/migrate.js'
-import { tablesFor } from '../shared/tables.js'
+import { migrate } from '../shared/storage/migrate.js'
+import { tablesFor } from '../shared/storage/tables.js'
 import { getJson, startTestApi, type TestApi } from './support/http.js'
 import { createTestRuntime, type TestRuntime } from './support/runtime.js'
 

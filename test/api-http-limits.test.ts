@@ -1,7 +1,7 @@
 import { Agent, request } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startApiServer, type ApiServer } from '../api/api-server.js'
-import { loadConfig } from '../shared/config.js'
+import { loadConfig } from '../shared/platform/config.js'
 import { openSocket, trickle, untilClosed } from './support/raw-http.js'
 import { createTestRuntime, type TestRuntime } from './support/runtime.js'
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { ClickHouseClient } from '../shared/clickhouse.js'
-import { createRedis, redisKey } from '../shared/redis.js'
+import type { ClickHouseClient } from '../shared/storage/clickhouse.js'
+import { createRedis, redisKey } from '../shared/platform/redis.js'
 import { addressFor, hashFor, insertHoldings, insertSwaps, insertTokens } from './support/factories.js'
 import { getJson, startTestApi, type TestApi } from './support/http.js'
 import { startIngestHarness, type IngestHarness } from './support/ingest-harness.js'

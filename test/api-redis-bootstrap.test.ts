@@ -3,9 +3,9 @@ import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { createLogger } from '../shared/logger.js'
-import { createRedis } from '../shared/redis.js'
-import { ensureLocalRedis, RedisUnavailableError } from '../shared/redis-bootstrap.js'
+import { createLogger } from '../shared/platform/logger.js'
+import { createRedis } from '../shared/platform/redis.js'
+import { ensureLocalRedis, RedisUnavailableError } from '../shared/platform/redis-bootstrap.js'
 import { testRedisUrl } from './support/runtime.js'
 
 const logger = createLogger('silent')

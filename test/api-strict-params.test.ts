@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { PUBLIC_ENDPOINTS } from '../api/contract/public-endpoints.js'
-import { CANDLE_MS, lastClosedCandleStart } from '../shared/candles.js'
+import { CANDLE_MS, lastClosedCandleStart } from '../shared/candles/candles.js'
 import { addressFor, hashFor, insertSwaps, insertTokens } from './support/factories.js'
 import { getJson, getJsonWithBody, startTestApi, type TestApi } from './support/http.js'
 import { insertPrices } from './support/market-rows.js'

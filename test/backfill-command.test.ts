@@ -5,8 +5,8 @@ import { randomBytes } from 'node:crypto'
 import { gzipSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startIngestRole } from '../ingest/role.js'
-import { recordTypes } from '../shared/records.js'
-import { createRedis, deleteKeysWithPrefix } from '../shared/redis.js'
+import { RECORD_TYPES } from '../shared/platform/queues.js'
+import { createRedis, deleteKeysWithPrefix } from '../shared/platform/redis.js'
 import type { RunningRole } from '../shared/runtime.js'
 import {
   makeSwap,
@@ -168,7 +168,7 @@ describe('npm run backfill refuses, or stops, with a clear message', () => {
     const prefix = `test-refuse-${randomBytes(4).toString('hex')}`
     const result = await runBackfill(['--type', 'trade', good], { ...rt.env, REDIS_PREFIX: prefix })
     expect(result.code).toBe(2)
-    expect(result.stderr).toContain(`unknown --type "trade" (expected one of: ${recordTypes.join(', ')})`)
+    expect(result.stderr).toContain(`unknown --type "trade" (expected one of: ${RECORD_TYPES.join(', ')})`)
     expect(await keysUnder(prefix)).toEqual([])
   })
 

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { Queue, UnrecoverableError, Worker } from 'bullmq'
 import { afterAll, describe, expect, it } from 'vitest'
 import { JobWaiter } from '../ingest/cli/backfill/job-waiter.js'
-import { createRedis, deleteKeysWithPrefix } from '../shared/redis.js'
+import { createRedis, deleteKeysWithPrefix } from '../shared/platform/redis.js'
 import { testRedisUrl } from './support/runtime.js'
 
 /** The --wait bookkeeping against real BullMQ jobs: completed, retried, failed for good, removed. */

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { BatchWriter, RowsRejectedError } from '../ingest/pipeline/batch-writer.js'
 import { isDataError } from '../ingest/pipeline/insert-errors.js'
-import { insertFormatted } from '../shared/clickhouse.js'
-import { createLogger } from '../shared/logger.js'
-import { queryRows } from '../shared/query-rows.js'
+import { insertFormatted } from '../shared/storage/clickhouse.js'
+import { createLogger } from '../shared/platform/logger.js'
+import { queryRows } from '../shared/storage/query-rows.js'
 import { createTestRuntime, type TestRuntime } from './support/runtime.js'
 
 /**

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { BatchedGets } from '../api/batched-gets.js'
-import { createRedis, deleteKeysWithPrefix, type Redis } from '../shared/redis.js'
+import { createRedis, deleteKeysWithPrefix, type Redis } from '../shared/platform/redis.js'
 import { testRedisUrl } from './support/runtime.js'
 
 describe('BatchedGets (the cached technical-analysis reads)', () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { CANDLE_MS, dateTime64Param, lastClosedCandleStart } from '../shared/candles.js'
-import { IngestProducer } from '../shared/ingest-producer.js'
+import { CANDLE_MS, dateTime64Param, lastClosedCandleStart } from '../shared/candles/candles.js'
+import { IngestProducer } from '../shared/records/ingest-producer.js'
 import { startIngestHarness, waitForJob, type IngestHarness } from './support/ingest-harness.js'
 import { getJson, startTestApi, type TestApi } from './support/http.js'
 import { addressOf } from './support/market-rows.js'

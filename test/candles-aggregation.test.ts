@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { CANDLE_MS, closedCandles, fillCandleGaps, queryTokenCandles } from '../shared/candles.js'
+import { CANDLE_MS, closedCandles, fillCandleGaps, queryTokenCandles } from '../shared/candles/candles.js'
 import { addressOf, hashOf, insertPrices, insertSwaps, insertTokens } from './support/market-rows.js'
 import { createTestRuntime, type TestRuntime } from './support/runtime.js'
 

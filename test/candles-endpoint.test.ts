@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { CANDLE_MS, lastClosedCandleStart } from '../shared/candles.js'
+import { CANDLE_MS, lastClosedCandleStart } from '../shared/candles/candles.js'
 import { getJson, startTestApi, type TestApi } from './support/http.js'
 import { addressOf, insertPrices, insertTokens } from './support/market-rows.js'
 import { createTestRuntime, type TestRuntime } from './support/runtime.js'

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { walkCandleGrid } from '../shared/candles.js'
+import { walkCandleGrid } from '../shared/candles/candles.js'
 import { seededFloats as prng } from '../ingest/sample-data/prng.js'
 
 /** The grid walk interval by interval, as gap filling was first written: the reference the runs must expand to. */

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { refreshCandles } from '../shared/candle-refresh.js'
-import { dateTime64Param } from '../shared/datetime-param.js'
-import { rawHourCandlesSql } from '../shared/raw-hour-candles.js'
+import { refreshCandles } from '../shared/candles/candle-refresh.js'
+import { dateTime64Param } from '../shared/platform/datetime-param.js'
+import { rawHourCandlesSql } from '../shared/candles/raw-hour-candles.js'
 import { addressOf, hashOf, insertPrices, insertSwaps, insertTokens } from './support/market-rows.js'
 import { createTestRuntime, type TestRuntime } from './support/runtime.js'
 

@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { loadConfig } from '../shared/config.js'
-import { queryRows } from '../shared/query-rows.js'
-import { migrations } from '../shared/migrations/index.js'
-import { bootstrapDdl, migrationDdl, runsDataStep } from '../shared/migrations/migration-ddl.js'
-import { clusterDdl, ClusterDdlError, KEEPER_PATH } from '../shared/schema/cluster-ddl.js'
-import { tablesFor } from '../shared/tables.js'
+import { loadConfig } from '../shared/platform/config.js'
+import { queryRows } from '../shared/storage/query-rows.js'
+import { migrations } from '../shared/storage/migrations/index.js'
+import { bootstrapDdl, migrationDdl, runsDataStep } from '../shared/storage/migrations/migration-ddl.js'
+import { clusterDdl, ClusterDdlError, KEEPER_PATH } from '../shared/storage/schema/cluster-ddl.js'
+import { tablesFor } from '../shared/storage/tables.js'
 import { createTestRuntime, type TestRuntime } from './support/runtime.js'
 
 /**

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { ConfigError, loadConfig } from '../shared/config.js'
+import { ConfigError, loadConfig } from '../shared/platform/config.js'
 import { HoldingWallets } from '../follower/holding-wallets.js'
 
 /** Whose holdings the follower reads (FOLLOW_HOLDINGS): every wallet seen, the tracked-wallets file's, or none. */

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Hex } from 'viem'
 import { prng, tradeRound } from '../devnet/traders.js'
 import type { FollowerState } from '../follower/follower-state.js'
-import { createRedis, redisKey } from '../shared/redis.js'
+import { createRedis, redisKey } from '../shared/platform/redis.js'
 import { getJson } from './support/http.js'
 import { startFollowerHarness, type FollowerHarness } from './support/follower-harness.js'
 

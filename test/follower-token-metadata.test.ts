@@ -5,8 +5,8 @@ import { devnetClient } from '../devnet/chain-client.js'
 import { bytes32Text, constantAnswerer, METADATA_SELECTORS as S } from '../devnet/raw-contracts.js'
 import { ChainRpc } from '../follower/chain-rpc.js'
 import { TokenMetadataReader } from '../follower/token-metadata.js'
-import { createLogger } from '../shared/logger.js'
-import { tokenRecord } from '../shared/records.js'
+import { createLogger } from '../shared/platform/logger.js'
+import { tokenRecord } from '../shared/records/records.js'
 import { freePort } from './support/follower-harness.js'
 
 /** ERC-20 metadata read from contracts on anvil, including the misbehaving kinds. */

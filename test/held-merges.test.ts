@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { queryRows } from '../shared/query-rows.js'
-import { withMergesHeld } from '../shared/wallet-stats/held-merges.js'
+import { queryRows } from '../shared/storage/query-rows.js'
+import { withMergesHeld } from '../shared/smart-money/held-merges.js'
 import { createTestRuntime, type TestRuntime } from './support/runtime.js'
 
 /**

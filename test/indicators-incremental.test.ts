@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { refreshCandles } from '../shared/candle-refresh.js'
-import { CANDLE_MS, lastClosedCandleStart } from '../shared/candles.js'
-import { createRedis, type Redis } from '../shared/redis.js'
-import { readTechnicalAnalysis, type TechnicalAnalysis } from '../shared/technical-analysis.js'
+import { refreshCandles } from '../shared/candles/candle-refresh.js'
+import { CANDLE_MS, lastClosedCandleStart } from '../shared/candles/candles.js'
+import { createRedis, type Redis } from '../shared/platform/redis.js'
+import { readTechnicalAnalysis, type TechnicalAnalysis } from '../shared/candles/technical-analysis.js'
 import { closedChanges, IndicatorEngine } from '../indicators/engine.js'
 import { IndicatorStateStore } from '../indicators/indicator-states.js'
 import { addressOf, hashOf, insertPrices, insertSwaps, insertTokens, type SwapRow } from './support/market-rows.js'
@@ -12,7 +12,7 @@ import { seededFloats as prng } from '../ingest/sample-data/prng.js'
 const SEED = 20261123
 const START = Date.UTC(2026, 5, 1, 13, 30) // the engine's clock at the first round
 const ROUNDS = 6
-/** A candle refresh re-reads the marks of its last 5 s (shared/candle-refresh.ts): rounds this far apart see only their own. */
+/** A candle refresh re-reads the marks of its last 5 s (shared/candles/candle-refresh.ts): rounds this far apart see only their own. */
 const ROUND_GAP_MS = 5_100
 const TOKENS = Array.from({ length: 8 }, (_, i) => addressOf(0x900 + i))
 const QUOTE = addressOf(0x9ff) // the other leg of every swap (no price of its own needed)

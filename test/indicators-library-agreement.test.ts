@@ -1,6 +1,6 @@
 import { AverageGain, AverageLoss, EMA, SMA } from 'technicalindicators'
 import { describe, expect, it } from 'vitest'
-import { IndicatorState } from '../shared/indicator-math/indicator-state.js'
+import { IndicatorState } from '../shared/candles/indicator-math/indicator-state.js'
 
 /** A seeded walk of closes (mulberry32), so a failure names a series that can be rebuilt. */
 function closesOf(seed: number, length: number): number[] {
@@ -26,7 +26,7 @@ const close = (actual: number | null | undefined, expected: number) =>
   expect(Math.abs((actual ?? NaN) - expected)).toBeLessThanOrEqual(1e-9 * Math.max(1, Math.abs(expected)))
 
 /**
- * The carried indicator state (shared/indicator-math/indicator-state.ts) computes with the
+ * The carried indicator state (shared/candles/indicator-math/indicator-state.ts) computes with the
  * recurrences of `technicalindicators`, in a form whose state can be stored per token: on
  * random series it agrees with the library's own SMA, Wilder averages (RSI) and EMAs
  * (MACD with TA-Lib's alignment, as the engine composed it from the library before).

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { IndicatorState } from '../shared/indicator-math/indicator-state.js'
-import { latestPivots, pivotLevels } from '../shared/indicator-math/pivots.js'
+import { IndicatorState } from '../shared/candles/indicator-math/indicator-state.js'
+import { latestPivots, pivotLevels } from '../shared/candles/indicator-math/pivots.js'
 import { expectClose, referenceVectors, type ReferenceFile } from './support/ta-reference.js'
 import { seededFloats as prng } from '../ingest/sample-data/prng.js'
 

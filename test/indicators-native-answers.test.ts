@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { CANDLE_MS } from '../shared/candles.js'
-import { queryNative } from '../shared/native-format.js'
+import { CANDLE_MS } from '../shared/candles/candles.js'
+import { queryNative } from '../shared/storage/native-format.js'
 import { fourHourCandles, HOUR_ROWS_TYPE, lastHourCloses } from '../indicators/hour-candles.js'
 import { createTestRuntime, type TestRuntime } from './support/runtime.js'
 

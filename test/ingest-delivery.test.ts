@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { BatchWriter, RowsRejectedError } from '../ingest/pipeline/batch-writer.js'
-import { createLogger } from '../shared/logger.js'
+import { createLogger } from '../shared/platform/logger.js'
 import { createTestRuntime, type TestRuntime } from './support/runtime.js'
 import { countRows, startIngestHarness, waitForJob } from './support/ingest-harness.js'
 import { swapInput } from './support/record-inputs.js'
 import { hashFor } from './support/factories.js'
 import { swapRow } from '../ingest/pipeline/table-rows.js'
-import { swapRecord } from '../shared/records.js'
+import { swapRecord } from '../shared/records/records.js'
 
 describe('ingest delivery guarantees', () => {
   let rt: TestRuntime

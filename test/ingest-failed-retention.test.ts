@@ -1,9 +1,9 @@
 import { Worker } from 'bullmq'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { loadConfig } from '../shared/config.js'
-import { IngestProducer } from '../shared/ingest-producer.js'
-import { QueueNames, type IngestJobData } from '../shared/queues.js'
-import { createRedis, deleteKeysWithPrefix } from '../shared/redis.js'
+import { loadConfig } from '../shared/platform/config.js'
+import { IngestProducer } from '../shared/records/ingest-producer.js'
+import { QueueNames, type IngestJobData } from '../shared/platform/queues.js'
+import { createRedis, deleteKeysWithPrefix } from '../shared/platform/redis.js'
 import { testEnv } from './support/runtime.js'
 
 /**

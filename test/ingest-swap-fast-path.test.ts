@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { swapRecord } from '../shared/records.js'
+import { swapRecord } from '../shared/records/records.js'
 import { fastSwap } from '../ingest/pipeline/swap-fast-path.js'
 import { validateRecords } from '../ingest/pipeline/validate-records.js'
 import { swapCases } from './support/swap-cases.js'

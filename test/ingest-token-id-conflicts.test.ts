@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { tokenRecord } from '../shared/records.js'
-import { createRedis } from '../shared/redis.js'
+import { tokenRecord } from '../shared/records/records.js'
+import { createRedis } from '../shared/platform/redis.js'
 import { addressFor, mixedCase } from './support/factories.js'
 import { startIngestHarness, type IngestHarness } from './support/ingest-harness.js'
 import { tokenInput } from './support/record-inputs.js'

@@ -3,7 +3,7 @@ import { createTestRuntime, type TestRuntime } from './support/runtime.js'
 import { countRows, startIngestHarness, type IngestHarness } from './support/ingest-harness.js'
 import { holdingInput, priceInput, swapInput, tokenInput } from './support/record-inputs.js'
 import { addressFor, hashFor, mixedCase } from './support/factories.js'
-import { MAX_TIMESTAMP_MS } from '../shared/records.js'
+import { MAX_TIMESTAMP_MS } from '../shared/records/records.js'
 
 describe('ingest worker', () => {
   let rt: TestRuntime

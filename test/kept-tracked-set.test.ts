@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { KeptTrackedSet } from '../api/kept-tracked-set.js'
 import { trackedWalletsOf, TrackedWalletsView } from '../api/tracked-wallets-view.js'
-import type { TrackedWallets } from '../shared/wallet-stats/tracked-wallets-file.js'
-import type { WalletStatsRun } from '../shared/wallet-stats/store-wallet-stats.js'
+import type { TrackedWallets } from '../shared/smart-money/tracked-wallets-file.js'
+import type { WalletStatsRun } from '../shared/smart-money/store-wallet-stats.js'
 
 const runAt = (ms: number): WalletStatsRun => ({ computedAtMs: ms, asOfMs: ms, swapsWatermarkMs: ms, wallets: 0, durationMs: 0, kind: 'full', positionsSinceMs: ms })
 const reading = (): TrackedWallets => ({ wallets: new Map(), problems: [] })

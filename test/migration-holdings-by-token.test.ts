@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { coreTables } from '../shared/migrations/001_core_tables.js'
+import { coreTables } from '../shared/storage/migrations/001_core_tables.js'
 import {
   HOLDINGS_SORTING_KEY,
   holdingsByToken,
   holdingsStagingTable,
   holdingsTableDdl,
-} from '../shared/migrations/003_holdings_by_token.js'
+} from '../shared/storage/migrations/003_holdings_by_token.js'
 import { addressFor, insertHoldings } from './support/factories.js'
 import { createTestRuntime, type TestRuntime } from './support/runtime.js'
 

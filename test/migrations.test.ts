@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { migrate, appliedVersions } from '../shared/migrate.js'
-import { migrations } from '../shared/migrations/index.js'
-import { PLAIN_WALLET_STATS_AMOUNTS } from '../shared/migrations/023_plain_wallet_stats_amounts.js'
+import { migrate, appliedVersions } from '../shared/storage/migrate.js'
+import { migrations } from '../shared/storage/migrations/index.js'
+import { PLAIN_WALLET_STATS_AMOUNTS } from '../shared/storage/migrations/023_plain_wallet_stats_amounts.js'
 import { createTestRuntime, type TestRuntime } from './support/runtime.js'
 
 describe('schema migrations', () => {

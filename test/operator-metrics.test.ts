@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { QueueFactory } from '../shared/queue-factory.js'
-import { IndicatorJobNames, QueueNames, type IndicatorJobResult } from '../shared/queues.js'
+import { QueueFactory } from '../shared/platform/queue-factory.js'
+import { IndicatorJobNames, QueueNames, type IndicatorJobResult } from '../shared/platform/queues.js'
 import { startTestApi, type TestApi } from './support/http.js'
 import { createTestRuntime, type TestRuntime } from './support/runtime.js'
 

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest'
-import { loadConfig } from '../shared/config.js'
-import { QueueFactory } from '../shared/queue-factory.js'
-import { QueueNames } from '../shared/queues.js'
+import { loadConfig } from '../shared/platform/config.js'
+import { QueueFactory } from '../shared/platform/queue-factory.js'
+import { QueueNames } from '../shared/platform/queues.js'
 import { recordingLogger } from './support/recording-logger.js'
 
 /**

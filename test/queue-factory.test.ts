@@ -2,10 +2,10 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { loadConfig } from '../shared/config.js'
-import { defaultJobOptions, QueueFactory } from '../shared/queue-factory.js'
-import { IndicatorJobNames, QueueNames } from '../shared/queues.js'
-import { createRedis, deleteKeysWithPrefix, type Redis } from '../shared/redis.js'
+import { loadConfig } from '../shared/platform/config.js'
+import { defaultJobOptions, QueueFactory } from '../shared/platform/queue-factory.js'
+import { IndicatorJobNames, QueueNames } from '../shared/platform/queues.js'
+import { createRedis, deleteKeysWithPrefix, type Redis } from '../shared/platform/redis.js'
 import { freePort } from './support/private-redis.js'
 import { recordingLogger } from './support/recording-logger.js'
 import { testEnv } from './support/runtime.js'
@@ -83,7 +83,7 @@ describe('QueueFactory', () => {
     const offenders: string[] = []
     for (const folder of ['shared', 'ingest', 'indicators', 'api', 'bench', 'follower']) {
       for (const file of sourceFiles(join(root, folder))) {
-        if (file.endsWith('shared/queue-factory.ts')) continue
+        if (file.endsWith('shared/platform/queue-factory.ts')) continue
         if (/new (Queue|Worker|QueueEvents|FlowProducer)\s*(<[^>]*>)?\(/.test(readFileSync(file, 'utf8').replace(/new Worker\(`/g, ''))) {
           offenders.push(file.slice(root.length + 1))
         }

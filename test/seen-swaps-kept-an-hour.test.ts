@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { walletStatsSeenSwaps } from '../shared/migrations/024_wallet_stats_seen_swaps.js'
-import { seenSwapsKeptAnHour } from '../shared/migrations/025_seen_swaps_kept_an_hour.js'
-import { queryRows } from '../shared/query-rows.js'
-import type { Tables } from '../shared/tables.js'
+import { walletStatsSeenSwaps } from '../shared/storage/migrations/024_wallet_stats_seen_swaps.js'
+import { seenSwapsKeptAnHour } from '../shared/storage/migrations/025_seen_swaps_kept_an_hour.js'
+import { queryRows } from '../shared/storage/query-rows.js'
+import type { Tables } from '../shared/storage/tables.js'
 import { hashFor } from './support/factories.js'
 import { createTestRuntime, type TestRuntime } from './support/runtime.js'
 

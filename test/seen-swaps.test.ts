@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { INGESTED_AT_INDEX } from '../shared/migrations/019_swaps_ingested_at_index.js'
-import { queryRows } from '../shared/query-rows.js'
-import { anyUnseenSwaps, recordSeenSwaps, SEEN_ROW_ID } from '../shared/wallet-stats/seen-swaps.js'
+import { INGESTED_AT_INDEX } from '../shared/storage/migrations/019_swaps_ingested_at_index.js'
+import { queryRows } from '../shared/storage/query-rows.js'
+import { anyUnseenSwaps, recordSeenSwaps, SEEN_ROW_ID } from '../shared/smart-money/seen-swaps.js'
 import { addressFor, hashFor, insertSwaps, type SwapRowInput } from './support/factories.js'
 import { createTestRuntime, type TestRuntime } from './support/runtime.js'
 

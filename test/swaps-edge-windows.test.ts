@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createRedis, deleteKeysWithPrefix } from '../shared/redis.js'
+import { createRedis, deleteKeysWithPrefix } from '../shared/platform/redis.js'
 import { addressFor, hashFor, insertSwaps, type SwapRowInput } from './support/factories.js'
 import { getJson, startTestApi, type TestApi } from './support/http.js'
 import { createTestRuntime, type TestRuntime } from './support/runtime.js'

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { swapVersionsFirst } from '../shared/migrations/009_swap_versions_first.js'
-import { queryRows } from '../shared/query-rows.js'
+import { swapVersionsFirst } from '../shared/storage/migrations/009_swap_versions_first.js'
+import { queryRows } from '../shared/storage/query-rows.js'
 import { addressFor, hashFor, insertSwaps, swapRowValues, type SwapRowInput } from './support/factories.js'
 import { getJson, startTestApi, type TestApi } from './support/http.js'
 import { createTestRuntime, type TestRuntime } from './support/runtime.js'

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { walletRows } from '../shared/migrations/011_wallet_rows.js'
-import { queryRows } from '../shared/query-rows.js'
+import { walletRows } from '../shared/storage/migrations/011_wallet_rows.js'
+import { queryRows } from '../shared/storage/query-rows.js'
 import { addressFor, hashFor, insertSwaps, type SwapRowInput } from './support/factories.js'
 import { getJson, startTestApi, type TestApi } from './support/http.js'
 import { createTestRuntime, type TestRuntime } from './support/runtime.js'

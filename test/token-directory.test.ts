@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createRedis, type Redis } from '../shared/redis.js'
-import { writeTechnicalAnalysis } from '../shared/technical-analysis.js'
+import { createRedis, type Redis } from '../shared/platform/redis.js'
+import { writeTechnicalAnalysis } from '../shared/candles/technical-analysis.js'
 import { addressFor, insertHoldings, sampleTechnicalAnalysis } from './support/factories.js'
 import { getJson, startTestApi, type TestApi } from './support/http.js'
 import { startIngestHarness, type IngestHarness } from './support/ingest-harness.js'

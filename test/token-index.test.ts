@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { Token } from '../shared/domain.js'
+import type { Token } from '../shared/records/domain.js'
 import { compareBytes, TokenIndex } from '../api/token-index.js'
 import { addressFor } from './support/factories.js'
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { tokenLegWallets } from '../shared/migrations/015_token_leg_wallets.js'
-import { queryRows } from '../shared/query-rows.js'
-import { swapCandleMarksViewDdl, SWAP_CANDLE_MARKS_VIEW } from '../shared/schema/candles-schema.js'
-import { SAME_TIME_LEG_TOMBSTONES_VIEW, sameTimeTombstonesViewDdl, TOKEN_LEG_COLUMNS_BEFORE_WALLET, TOKEN_LEGS_VIEW, tokenLegsDdl, tokenLegsViewDdl } from '../shared/schema/swaps-schema.js'
+import { tokenLegWallets } from '../shared/storage/migrations/015_token_leg_wallets.js'
+import { queryRows } from '../shared/storage/query-rows.js'
+import { swapCandleMarksViewDdl, SWAP_CANDLE_MARKS_VIEW } from '../shared/storage/schema/candles-schema.js'
+import { SAME_TIME_LEG_TOMBSTONES_VIEW, sameTimeTombstonesViewDdl, TOKEN_LEG_COLUMNS_BEFORE_WALLET, TOKEN_LEGS_VIEW, tokenLegsDdl, tokenLegsViewDdl } from '../shared/storage/schema/swaps-schema.js'
 import { addressFor, hashFor, insertSwaps, type SwapRowInput } from './support/factories.js'
 import { createTestRuntime, type TestRuntime } from './support/runtime.js'
 

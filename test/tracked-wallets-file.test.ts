@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { TrackedWalletsFile } from '../shared/wallet-stats/tracked-wallets-file.js'
+import { TrackedWalletsFile } from '../shared/smart-money/tracked-wallets-file.js'
 import { addressFor } from './support/factories.js'
 
 /** The tracked-wallets file as its readers see it: one object per reading, a new one after an edit (GET /wallets keys its kept set on it). */

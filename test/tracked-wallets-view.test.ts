@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { trackedWalletsOf, TrackedWalletsView } from '../api/tracked-wallets-view.js'
-import { emptyWalletStats, type WalletStats } from '../shared/wallet-stats/wallet-stats.js'
+import { emptyWalletStats, type WalletStats } from '../shared/smart-money/wallet-stats.js'
 import { addressFor } from './support/factories.js'
 
 const [a, b, c, d] = ['view-a', 'view-b', 'view-c', 'view-d'].map(addressFor).sort() as [string, string, string, string]

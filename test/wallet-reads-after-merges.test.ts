@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { getWalletProfile, listTrackedWallets } from '../api/contract/endpoints/smart-money.js'
-import { storeWalletStats } from '../shared/wallet-stats/store-wallet-stats.js'
+import { storeWalletStats } from '../shared/smart-money/store-wallet-stats.js'
 import { addressFor, hashFor, insertSwaps, tradeRow, type SwapRowInput } from './support/factories.js'
 import { getJson, startTestApi, type TestApi } from './support/http.js'
 import { createTestRuntime, type TestRuntime } from './support/runtime.js'

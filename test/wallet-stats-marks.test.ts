@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { dateTime64Param } from '../shared/datetime-param.js'
-import { walletStatsOfRun } from '../shared/wallet-stats/compute-wallet-stats.js'
-import { updateWalletStats } from '../shared/wallet-stats/incremental-run.js'
-import { referenceWalletStats } from '../shared/wallet-stats/reference.js'
-import { storeWalletStats } from '../shared/wallet-stats/store-wallet-stats.js'
+import { dateTime64Param } from '../shared/platform/datetime-param.js'
+import { walletStatsOfRun } from '../shared/smart-money/compute-wallet-stats.js'
+import { updateWalletStats } from '../shared/smart-money/incremental-run.js'
+import { referenceWalletStats } from '../shared/smart-money/reference.js'
+import { storeWalletStats } from '../shared/smart-money/store-wallet-stats.js'
 import { addressFor, hashFor, insertSwaps, type SwapRowInput } from './support/factories.js'
 import { createTestRuntime, type TestRuntime } from './support/runtime.js'
 import { DAY, expectSameWallets, HOUR, statSwapOf } from './support/wallet-stats-cases.js'
@@ -16,7 +16,7 @@ const B = addressFor('marks-b')
 
 /**
  * An open position is valued at its token's mark, the price of the token's latest priced
- * leg of any wallet, which runs store (shared/wallet-stats/marks.ts): an incremental run
+ * leg of any wallet, which runs store (shared/smart-money/marks.ts): an incremental run
  * moves a mark only later, unless a late swap took the token's latest priced leg away.
  */
 describe('wallet statistics: the marks open positions are valued at', () => {

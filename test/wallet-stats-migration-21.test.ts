@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { binaryPositionKeys } from '../shared/migrations/021_binary_position_keys.js'
-import { queryRows } from '../shared/query-rows.js'
-import { updateWalletStats } from '../shared/wallet-stats/incremental-run.js'
-import { latestWalletStatsRun, storeWalletStats } from '../shared/wallet-stats/store-wallet-stats.js'
+import { binaryPositionKeys } from '../shared/storage/migrations/021_binary_position_keys.js'
+import { queryRows } from '../shared/storage/query-rows.js'
+import { updateWalletStats } from '../shared/smart-money/incremental-run.js'
+import { latestWalletStatsRun, storeWalletStats } from '../shared/smart-money/store-wallet-stats.js'
 import { addressFor, hashFor, insertSwaps } from './support/factories.js'
 import { createTestRuntime, type TestRuntime } from './support/runtime.js'
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { openPositionsOf } from '../shared/wallet-stats/open-positions.js'
-import { updateWalletStats } from '../shared/wallet-stats/incremental-run.js'
-import { storeWalletStats } from '../shared/wallet-stats/store-wallet-stats.js'
+import { openPositionsOf } from '../shared/smart-money/open-positions.js'
+import { updateWalletStats } from '../shared/smart-money/incremental-run.js'
+import { storeWalletStats } from '../shared/smart-money/store-wallet-stats.js'
 import { addressFor, hashFor, insertSwaps, type SwapRowInput } from './support/factories.js'
 import { createTestRuntime, type TestRuntime } from './support/runtime.js'
 import { HOUR } from './support/wallet-stats-cases.js'
@@ -29,7 +29,7 @@ function trade(label: string, side: 'buy' | 'sell', at: number, tokens: number, 
 
 /**
  * A served run's open positions are those its figures were computed with, even once a later
- * run has written its own (shared/wallet-stats/open-positions.ts): a reader still on the
+ * run has written its own (shared/smart-money/open-positions.ts): a reader still on the
  * earlier run (the later one not recorded yet) shows one consistent state.
  */
 describe('wallet statistics: open positions as of the run they are read with', () => {

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { walletStatsOfRun } from '../shared/wallet-stats/compute-wallet-stats.js'
-import { updateWalletStats } from '../shared/wallet-stats/incremental-run.js'
-import { referenceWalletStats } from '../shared/wallet-stats/reference.js'
-import { anyUnseenSwaps } from '../shared/wallet-stats/seen-swaps.js'
-import { storeWalletStats } from '../shared/wallet-stats/store-wallet-stats.js'
+import { walletStatsOfRun } from '../shared/smart-money/compute-wallet-stats.js'
+import { updateWalletStats } from '../shared/smart-money/incremental-run.js'
+import { referenceWalletStats } from '../shared/smart-money/reference.js'
+import { anyUnseenSwaps } from '../shared/smart-money/seen-swaps.js'
+import { storeWalletStats } from '../shared/smart-money/store-wallet-stats.js'
 import { insertSwaps, type SwapRowInput } from './support/factories.js'
 import { createTestRuntime, type TestRuntime } from './support/runtime.js'
 import { expectSameWallets, HOUR, RandomSwaps, statSwapOf } from './support/wallet-stats-cases.js'
@@ -14,7 +14,7 @@ const SETTLE_MS = 180_000
 /**
  * Swap rows become visible out of stamp order (an insert in flight while a run reads), so
  * the statistics runs take the rows the previous run did not see rather than the rows
- * stamped after the latest it saw (shared/wallet-stats/seen-swaps.ts).
+ * stamped after the latest it saw (shared/smart-money/seen-swaps.ts).
  */
 describe('wallet statistics: rows stored after a run though stamped before it', () => {
   let rt: TestRuntime

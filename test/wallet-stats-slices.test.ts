@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { queryRows } from '../shared/query-rows.js'
-import { walletSlices } from '../shared/wallet-stats/wallet-slices.js'
+import { queryRows } from '../shared/storage/query-rows.js'
+import { walletSlices } from '../shared/smart-money/wallet-slices.js'
 import { addressFor, hashFor, insertSwaps, type SwapRowInput } from './support/factories.js'
 import { createTestRuntime, type TestRuntime } from './support/runtime.js'
 

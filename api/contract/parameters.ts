@@ -1,6 +1,6 @@
 import { z } from 'zod'
-import { ADDRESS_PATTERN, TX_HASH_PATTERN } from '../../shared/hex-patterns.js'
-import { parseHoldingId } from '../../shared/ids.js'
+import { ADDRESS_PATTERN, TX_HASH_PATTERN } from '../../shared/platform/hex-patterns.js'
+import { parseHoldingId } from '../../shared/platform/ids.js'
 
 /**
  * The request parameters, each declared once as a zod schema: the validation, the 400

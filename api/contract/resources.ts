@@ -1,11 +1,11 @@
 import { z } from 'zod'
-import type { Candle, Holding, SwapTransaction, Token, TokenRef } from '../../shared/domain.js'
-import { technicalAnalysisSchema } from '../../shared/technical-analysis.js'
+import type { Candle, Holding, SwapTransaction, Token, TokenRef } from '../../shared/records/domain.js'
+import { technicalAnalysisSchema } from '../../shared/candles/technical-analysis.js'
 
 /**
  * The resources as the API serves them, for the OpenAPI document and for the tests that
  * hold real responses against it (strict objects: a field the document does not name
- * fails). The TypeScript types in shared/domain.ts are what the code builds; the checks at
+ * fails). The TypeScript types in shared/records/domain.ts are what the code builds; the checks at
  * the end of this file keep both in step.
  */
 

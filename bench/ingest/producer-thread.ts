@@ -4,9 +4,9 @@
  * 'go' enqueues them in jobs of `jobSize`, a few jobs per round trip; then says 'done'.
  */
 import { parentPort, workerData } from 'node:worker_threads'
-import { IngestProducer } from '../../shared/ingest-producer.js'
-import type { Config } from '../../shared/config.js'
-import type { RecordInput } from '../../shared/records.js'
+import { IngestProducer } from '../../shared/records/ingest-producer.js'
+import type { Config } from '../../shared/platform/config.js'
+import type { RecordInput } from '../../shared/records/records.js'
 import { syntheticSwap } from './synthetic-swaps.js'
 
 interface ProducerInput {

@@ -1,4 +1,4 @@
-import type { RecordInput } from '../../shared/records.js'
+import type { RecordInput } from '../../shared/records/records.js'
 
 /** Deterministic, realistic-looking swaps for the benchmark: record i is always the same. */
 export function syntheticSwap(i: number): RecordInput<'swap'> {

@@ -2,7 +2,7 @@
  * `npm run backfill -- --type swap FILE...`: reads record files and enqueues them for
  * the ingest workers. Talks only to Redis, so it works beside a running service.
  */
-import { loadConfig } from '../../shared/config.js'
+import { loadConfig } from '../../shared/platform/config.js'
 import { parseBackfillArguments, usage, UsageError } from './backfill/arguments.js'
 import { FileProblem } from './backfill/open-file.js'
 import { formatCount } from './backfill/progress.js'

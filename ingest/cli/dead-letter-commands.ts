@@ -1,5 +1,5 @@
-import type { DeadLetter, DeadLetterFilter } from '../../shared/dead-letters.js'
-import type { DeadLetterRedriveJobData, DeadLetterRedriveResult } from '../../shared/queues.js'
+import type { DeadLetter, DeadLetterFilter } from '../../shared/dead-letters/dead-letters.js'
+import type { DeadLetterRedriveJobData, DeadLetterRedriveResult } from '../../shared/platform/queues.js'
 import type { DeadLetterAccess } from './dead-letter-access.js'
 
 /** What `npm run dead-letters` does, apart from parsing arguments and choosing how to reach the dead letters. */

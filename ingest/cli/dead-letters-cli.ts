@@ -6,9 +6,9 @@
  */
 import { parseArgs } from 'node:util'
 import { openRuntime } from '../../shared/bootstrap.js'
-import { ConfigError, loadConfig, type Config } from '../../shared/config.js'
-import type { DeadLetterRedriveJobData } from '../../shared/queues.js'
-import { recordTypes } from '../../shared/records.js'
+import { ConfigError, loadConfig, type Config } from '../../shared/platform/config.js'
+import type { DeadLetterRedriveJobData } from '../../shared/platform/queues.js'
+import { RECORD_TYPES } from '../../shared/platform/queues.js'
 import { AdminApiAccess, AdminApiError, StoreAccess, type DeadLetterAccess } from './dead-letter-access.js'
 import { listDeadLetters, redrive, showCounts } from './dead-letter-commands.js'
 
@@ -17,7 +17,7 @@ const USAGE = `usage: npm run dead-letters -- <command> [options]
 commands:
   list      a page of dead letters, newest first: id, type, time, source, line (for a
             backfill file), reason, and the record as received (a file's line as read)
-              --type ${recordTypes.join('|')}  --reason TEXT  --source TEXT  (exact matches)
+              --type ${RECORD_TYPES.join('|')}  --reason TEXT  --source TEXT  (exact matches)
               --pending            only those not re-driven yet
               --limit N            1 to 500, default 50
               --offset N           default 0

@@ -1,13 +1,13 @@
-import { insertFormatted, type ClickHouseClient } from '../../shared/clickhouse.js'
-import type { Logger } from '../../shared/logger.js'
-import { insertDuration, rowsInserted } from '../../shared/metrics.js'
+import { insertFormatted, type ClickHouseClient } from '../../shared/storage/clickhouse.js'
+import type { Logger } from '../../shared/platform/logger.js'
+import { insertDuration, rowsInserted } from '../../shared/platform/metrics.js'
 import { encodeRows, type EncodedRows } from './compact-rows.js'
 import { isDataError } from './insert-errors.js'
 
 /**
  * Rows for one table: as objects (encoded on arrival), or already encoded (see
  * swap-lines.ts). A list of tables takes the same rows into each, one insert after the
- * other in that order (the swaps' entry tables: shared/schema/swaps-schema.ts).
+ * other in that order (the swaps' entry tables: shared/storage/schema/swaps-schema.ts).
  */
 export type TableRows =
   | { table: string | readonly string[]; rows: readonly object[] }
@@ -134,7 +134,7 @@ export class BatchWriter {
     this.buffers.set(key, { targets, columns, entries: [], rowCount: 0, timer: undefined })
     const table = targets.join(' then ')
     // One insert at a time per table: the swaps views look up earlier versions of each
-    // hash during the insert (shared/schema/swaps-schema.ts), and two inserts of the same
+    // hash during the insert (shared/storage/schema/swaps-schema.ts), and two inserts of the same
     // hash running side by side would not see each other. Rows keep buffering meanwhile,
     // so the next insert is simply larger.
     const previous = this.tableTails.get(table) ?? Promise.resolve()

@@ -1,6 +1,7 @@
-import type { DeadLetter, DeadLetterFilter, DeadLetterReader } from '../../shared/dead-letters.js'
-import type { DeadLetterRedriveJobData, DeadLetterRedriveResult, SourceLines } from '../../shared/queues.js'
-import { isRecordType, type RecordType } from '../../shared/records.js'
+import type { DeadLetter, DeadLetterFilter, DeadLetterReader } from '../../shared/dead-letters/dead-letters.js'
+import type { DeadLetterRedriveJobData, DeadLetterRedriveResult, SourceLines } from '../../shared/platform/queues.js'
+import { isRecordType } from '../../shared/records/records.js'
+import { type RecordType } from '../../shared/platform/queues.js'
 import type { DeadLetterStore } from './dead-letter-store.js'
 
 /** Where re-driven records go: the normal ingest queue (IngestProducer.send fits). */

@@ -1,14 +1,14 @@
 import { createHash } from 'node:crypto'
-import type { ClickHouseClient } from '../../shared/clickhouse.js'
-import { deadLetterRowOf, type DeadLetter, type DeadLetterRow, type PayloadFormat } from '../../shared/dead-letters.js'
-import { isWellFormedText } from '../../shared/records.js'
-import type { Tables } from '../../shared/tables.js'
+import type { ClickHouseClient } from '../../shared/storage/clickhouse.js'
+import { deadLetterRowOf, type DeadLetter, type DeadLetterRow, type PayloadFormat } from '../../shared/dead-letters/dead-letters.js'
+import { isWellFormedText } from '../../shared/records/records.js'
+import type { Tables } from '../../shared/storage/tables.js'
 
 /**
  * Writing the records that failed validation, kept as received with the reason. A record's
  * id is a hash of its type and payload (and, for a line of a file, its format and line
  * number), so a bad record delivered again is stored once (ReplacingMergeTree on id,
- * latest `updated_at` wins). Reading is shared/dead-letters.ts.
+ * latest `updated_at` wins). Reading is shared/dead-letters/dead-letters.ts.
  */
 
 /**

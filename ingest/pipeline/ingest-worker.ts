@@ -1,8 +1,8 @@
 import { UnrecoverableError } from 'bullmq'
-import type { Config } from '../../shared/config.js'
-import type { Logger } from '../../shared/logger.js'
-import type { QueueFactory, TypedWorker } from '../../shared/queue-factory.js'
-import { QueueNames } from '../../shared/queues.js'
+import type { Config } from '../../shared/platform/config.js'
+import type { Logger } from '../../shared/platform/logger.js'
+import type { QueueFactory, TypedWorker } from '../../shared/platform/queue-factory.js'
+import { QueueNames } from '../../shared/platform/queues.js'
 import { RowsRejectedError } from './batch-writer.js'
 import { processIngestJob, type IngestJobContext } from './ingest-job.js'
 

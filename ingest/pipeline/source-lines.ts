@@ -1,11 +1,11 @@
-import type { SourceLines } from '../../shared/queues.js'
+import type { SourceLines } from '../../shared/platform/queues.js'
 import { csvCells } from '../cli/backfill/csv-fields.js'
 import { unflatten } from '../cli/backfill/flattened-fields.js'
 import { MAX_RECORD_DEPTH, nestedDeeperThan } from '../cli/backfill/json-depth.js'
 import type { LineOrigin } from './dead-letter-store.js'
 
 /**
- * The records of a job of file lines (see SourceLines in shared/queues.ts): each line's raw
+ * The records of a job of file lines (see SourceLines in shared/platform/queues.ts): each line's raw
  * text parsed here, in the worker, so that a record refused for any reason (unreadable
  * line, invalid record) is dead-lettered with the text exactly as read and its line.
  */

@@ -1,5 +1,5 @@
-import { isWellFormedText, MAX_TIMESTAMP_MS, type SwapRecord } from '../../shared/records.js'
-import { ADDRESS_PATTERN as ADDRESS, LOWER_ADDRESS_PATTERN as LOWER_ADDRESS, LOWER_TX_HASH_PATTERN as LOWER_HASH, TX_HASH_PATTERN as HASH } from '../../shared/hex-patterns.js'
+import { isWellFormedText, MAX_TIMESTAMP_MS, type SwapRecord } from '../../shared/records/records.js'
+import { ADDRESS_PATTERN as ADDRESS, LOWER_ADDRESS_PATTERN as LOWER_ADDRESS, LOWER_TX_HASH_PATTERN as LOWER_HASH, TX_HASH_PATTERN as HASH } from '../../shared/platform/hex-patterns.js'
 
 /**
  * The hot path of swap validation. Parsing a swap with its zod schema costs several

@@ -1,5 +1,5 @@
-import { hourStart } from '../../shared/swap-hours.js'
-import type { Tables } from '../../shared/tables.js'
+import { hourStart } from '../../shared/swaps/swap-hours.js'
+import type { Tables } from '../../shared/storage/tables.js'
 import type { TableRows } from './batch-writer.js'
 import { validateRecords } from './validate-records.js'
 

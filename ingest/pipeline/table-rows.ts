@@ -1,4 +1,4 @@
-import type { HoldingRecord, PriceRecord, SwapRecord, TokenRecord } from '../../shared/records.js'
+import type { HoldingRecord, PriceRecord, SwapRecord, TokenRecord } from '../../shared/records/records.js'
 
 /**
  * Validated records as rows of their ClickHouse tables (inserted as JSONCompactEachRow, see

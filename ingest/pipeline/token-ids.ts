@@ -1,9 +1,9 @@
-import type { ClickHouseClient } from '../../shared/clickhouse.js'
-import { deriveTokenId } from '../../shared/ids.js'
-import { redisKey, StoreScopedKeySpaces, type Redis } from '../../shared/redis.js'
-import type { TokenRecord } from '../../shared/records.js'
-import type { Tables } from '../../shared/tables.js'
-import { ADDRESS_PATTERN as ADDRESS_SHAPED } from '../../shared/hex-patterns.js'
+import type { ClickHouseClient } from '../../shared/storage/clickhouse.js'
+import { deriveTokenId } from '../../shared/platform/ids.js'
+import { redisKey, StoreScopedKeySpaces, type Redis } from '../../shared/platform/redis.js'
+import type { TokenRecord } from '../../shared/records/records.js'
+import type { Tables } from '../../shared/storage/tables.js'
+import { ADDRESS_PATTERN as ADDRESS_SHAPED } from '../../shared/platform/hex-patterns.js'
 
 /** How long a claimed id is remembered in Redis: far longer than any flush takes. */
 const CLAIM_TTL_SECONDS = 7 * 24 * 3600
@@ -55,7 +55,7 @@ return out`
  * together with its ownership, so two jobs carrying tokens with the same new id, in this
  * process or another, agree before either is inserted. One ClickHouse query and one Redis
  * round trip per job. (An id shaped like an address is only ever the token's own: the
- * schema refuses any other, see shared/records.ts.)
+ * schema refuses any other, see shared/records/records.ts.)
  */
 export class TokenIdRegistry {
   constructor(

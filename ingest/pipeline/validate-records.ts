@@ -1,4 +1,5 @@
-import { describeIssues, recordSchemas, type RecordOf, type RecordType } from '../../shared/records.js'
+import { describeIssues, recordSchemas, type RecordOf } from '../../shared/records/records.js'
+import { type RecordType } from '../../shared/platform/queues.js'
 import { fastSwap } from './swap-fast-path.js'
 
 export interface Rejected {

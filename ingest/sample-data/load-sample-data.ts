@@ -1,5 +1,5 @@
-import { IngestProducer } from '../../shared/ingest-producer.js'
-import type { RecordType } from '../../shared/records.js'
+import { IngestProducer } from '../../shared/records/ingest-producer.js'
+import type { RecordType } from '../../shared/platform/queues.js'
 import type { Runtime } from '../../shared/runtime.js'
 import { buildSampleDataset, type SampleDataset, type SampleOptions } from './sample-dataset.js'
 

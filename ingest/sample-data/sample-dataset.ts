@@ -1,4 +1,4 @@
-import type { RecordInput } from '../../shared/records.js'
+import type { RecordInput } from '../../shared/records/records.js'
 import { Prng } from './prng.js'
 import { mainnetTokenList, tokenRecordsFromList } from './token-list.js'
 import { trackedTokens } from './tracked-tokens.js'

@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module'
-import type { RecordInput } from '../../shared/records.js'
+import type { RecordInput } from '../../shared/records/records.js'
 
 interface TokenListEntry {
   chainId: number

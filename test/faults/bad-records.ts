@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Prng } from '../../ingest/sample-data/prng.js'
-import type { RecordType } from '../../shared/records.js'
+import type { RecordType } from '../../shared/platform/queues.js'
 
 /**
  * Backfill files mixing bad records of every kind the issue lists (and more) with valid

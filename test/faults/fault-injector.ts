@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq'
-import { QueueNames } from '../../shared/queues.js'
-import { createRedis, type Redis } from '../../shared/redis.js'
+import { QueueNames } from '../../shared/platform/queues.js'
+import { createRedis, type Redis } from '../../shared/platform/redis.js'
 import { Prng } from '../../ingest/sample-data/prng.js'
 import type { PersistentRedis } from './persistent-redis.js'
 import type { ServiceProcess } from './service-process.js'

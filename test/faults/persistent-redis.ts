@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdirSync, rmSync } from 'node:fs'
-import { createRedis } from '../../shared/redis.js'
+import { createRedis } from '../../shared/platform/redis.js'
 
 /**
  * The fault suite's own redis-server: append-only file with `appendfsync everysec` in a

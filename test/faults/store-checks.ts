@@ -1,5 +1,5 @@
-import type { ClickHouseClient } from '../../shared/clickhouse.js'
-import type { Tables } from '../../shared/tables.js'
+import type { ClickHouseClient } from '../../shared/storage/clickhouse.js'
+import type { Tables } from '../../shared/storage/tables.js'
 import type { BadRecordsSet } from './bad-records.js'
 
 /** Direct ClickHouse checks, run once the service has stopped (the store is embedded). */

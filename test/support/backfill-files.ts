@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { fileURLToPath } from 'node:url'
-import type { ClickHouseClient } from '../../shared/clickhouse.js'
-import type { Tables } from '../../shared/tables.js'
+import type { ClickHouseClient } from '../../shared/storage/clickhouse.js'
+import type { Tables } from '../../shared/storage/tables.js'
 
 /** Helpers of the backfill tests: swap records with uint256 amounts, CSV rows, the command as a child process. */
 

@@ -1,15 +1,15 @@
 import { createHash } from 'node:crypto'
-import { markCandleInputsChanged, markHoldingsChanged } from '../../shared/data-versions.js'
-import { createRedis } from '../../shared/redis.js'
+import { markCandleInputsChanged, markHoldingsChanged } from '../../shared/swaps/data-versions.js'
+import { createRedis } from '../../shared/platform/redis.js'
 import type { Runtime } from '../../shared/runtime.js'
-import type { TechnicalAnalysis } from '../../shared/technical-analysis.js'
-import { publishTokensChanged } from '../../shared/token-events.js'
+import type { TechnicalAnalysis } from '../../shared/candles/technical-analysis.js'
+import { publishTokensChanged } from '../../shared/records/token-events.js'
 import { storeSwapRows } from './store-swaps.js'
 
 /**
  * Rows written straight into the ClickHouse tables, with sensible defaults, for tests
  * that need data without going through the ingestion queue. Columns follow
- * shared/migrations/001_core_tables.ts; addresses and hashes are stored in lower case,
+ * shared/storage/migrations/001_core_tables.ts; addresses and hashes are stored in lower case,
  * so the factories lower-case them as ingestion does.
  */
 
@@ -197,7 +197,7 @@ export async function insertPrices(runtime: Runtime, rows: PriceRowInput[]): Pro
   }
 }
 
-/** A complete cached indicator result (shared/technical-analysis.ts) for one token. */
+/** A complete cached indicator result (shared/candles/technical-analysis.ts) for one token. */
 export function sampleTechnicalAnalysis(token: {
   contractAddress: string
   id?: string

@@ -1,6 +1,6 @@
 import { request as httpRequest } from 'node:http'
 import { startApiServer } from '../../api/api-server.js'
-import type { Config } from '../../shared/config.js'
+import type { Config } from '../../shared/platform/config.js'
 import type { Runtime } from '../../shared/runtime.js'
 
 export interface TestApi {

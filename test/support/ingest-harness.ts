@@ -1,6 +1,6 @@
 import { Job } from 'bullmq'
-import { IngestProducer } from '../../shared/ingest-producer.js'
-import type { IngestJobResult } from '../../shared/queues.js'
+import { IngestProducer } from '../../shared/records/ingest-producer.js'
+import type { IngestJobResult } from '../../shared/platform/queues.js'
 import type { RunningRole, Runtime } from '../../shared/runtime.js'
 import { startIngestRole } from '../../ingest/role.js'
 

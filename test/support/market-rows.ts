@@ -1,6 +1,6 @@
-import { dateTime64Param } from '../../shared/candles.js'
-import { markCandleInputsChanged } from '../../shared/data-versions.js'
-import { createRedis } from '../../shared/redis.js'
+import { dateTime64Param } from '../../shared/candles/candles.js'
+import { markCandleInputsChanged } from '../../shared/swaps/data-versions.js'
+import { createRedis } from '../../shared/platform/redis.js'
 import type { Runtime } from '../../shared/runtime.js'
 import { storeSwapRows } from './store-swaps.js'
 

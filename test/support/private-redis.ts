@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { createServer } from 'node:net'
-import { createRedis } from '../../shared/redis.js'
+import { createRedis } from '../../shared/platform/redis.js'
 
 /** A port nothing listens on (a moment ago). */
 export function freePort(): Promise<number> {

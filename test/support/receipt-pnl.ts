@@ -5,7 +5,7 @@ import type { Address, Hex } from 'viem'
  * smart-money rules: what each transaction did to its sender's ERC-20 balances (Transfer
  * events), valued at the trade's own price (its stablecoin leg), then the weighted-average
  * cost rule of the README applied token by token in chain order. Nothing here reads the
- * follower, the store or shared/wallet-stats.
+ * follower, the store or shared/smart-money.
  */
 export interface RawLog {
   address: Address

@@ -1,4 +1,4 @@
-import type { RecordInput } from '../../shared/records.js'
+import type { RecordInput } from '../../shared/records/records.js'
 import { addressFor, hashFor } from './factories.js'
 
 /** Records as a producer sends them (before validation), with valid defaults. */

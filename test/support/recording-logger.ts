@@ -1,4 +1,4 @@
-import type { Logger } from '../../shared/logger.js'
+import type { Logger } from '../../shared/platform/logger.js'
 
 export interface LogLine {
   level: 'debug' | 'info' | 'warn' | 'error'

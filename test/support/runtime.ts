@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
-import { loadConfig, type Config } from '../../shared/config.js'
+import { loadConfig, type Config } from '../../shared/platform/config.js'
 import { openRuntime } from '../../shared/bootstrap.js'
-import { createRedis, deleteKeysWithPrefix } from '../../shared/redis.js'
+import { createRedis, deleteKeysWithPrefix } from '../../shared/platform/redis.js'
 import type { Runtime } from '../../shared/runtime.js'
 
 /**

@@ -1,4 +1,4 @@
-import { IngestProducer } from '../../shared/ingest-producer.js'
+import { IngestProducer } from '../../shared/records/ingest-producer.js'
 import type { RunningRole } from '../../shared/runtime.js'
 import { JobWaiter } from '../../ingest/cli/backfill/job-waiter.js'
 import { startIngestRole } from '../../ingest/role.js'

@@ -1,8 +1,8 @@
-import { swapEntryTables } from '../../shared/schema/swaps-schema.js'
-import { markCandleInputsChanged } from '../../shared/data-versions.js'
-import { createRedis } from '../../shared/redis.js'
+import { swapEntryTables } from '../../shared/storage/schema/swaps-schema.js'
+import { markCandleInputsChanged } from '../../shared/swaps/data-versions.js'
+import { createRedis } from '../../shared/platform/redis.js'
 import type { Runtime } from '../../shared/runtime.js'
-import { hourStart, markSwapHoursChanged } from '../../shared/swap-hours.js'
+import { hourStart, markSwapHoursChanged } from '../../shared/swaps/swap-hours.js'
 
 /**
  * Stores swap rows as ingestion does, without the queue: through the swaps entry tables

@@ -1,4 +1,4 @@
-import { MAX_TIMESTAMP_MS } from '../../shared/records.js'
+import { MAX_TIMESTAMP_MS } from '../../shared/records/records.js'
 import { swapInput } from './record-inputs.js'
 import { mixedCase } from './factories.js'
 

@@ -1,6 +1,6 @@
 import { expect } from 'vitest'
-import type { StatSwap, WalletStats, WindowStats } from '../../shared/wallet-stats/wallet-stats.js'
-import { STAT_WINDOWS } from '../../shared/wallet-stats/windows.js'
+import type { StatSwap, WalletStats, WindowStats } from '../../shared/smart-money/wallet-stats.js'
+import { STAT_WINDOWS } from '../../shared/platform/smart-money-settings.js'
 import { seededFloats as prng } from '../../ingest/sample-data/prng.js'
 import { addressFor, hashFor, type SwapRowInput } from './factories.js'
 

@@ -1,6 +1,6 @@
 import { z } from 'zod'
-import { thresholdRuleSchema, topRuleSchema } from '../../../shared/smart-money-rules.js'
-import { STAT_WINDOWS } from '../../../shared/wallet-stats/windows.js'
+import { thresholdRuleSchema, topRuleSchema } from '../../../shared/platform/smart-money-settings.js'
+import { STAT_WINDOWS } from '../../../shared/platform/smart-money-settings.js'
 import { defineEndpoint } from '../endpoint.js'
 import { paginationSchema, resultEnvelope } from '../envelopes.js'
 import { addressParam, limitParam, offsetParam, strictQuery } from '../parameters.js'

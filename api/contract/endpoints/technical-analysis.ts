@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { ADDRESS_PATTERN } from '../../../shared/hex-patterns.js'
+import { ADDRESS_PATTERN } from '../../../shared/platform/hex-patterns.js'
 import { defineEndpoint } from '../endpoint.js'
 import { pageEnvelope, resultEnvelope } from '../envelopes.js'
 import {

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util'
-import { isRecordType, recordTypes, type RecordType } from '../../../shared/records.js'
+import { isRecordType } from '../../../shared/records/records.js'
+import { RECORD_TYPES, type RecordType } from '../../../shared/platform/queues.js'
 import type { FileFormat } from './open-file.js'
 
 export interface BackfillArguments {
@@ -13,14 +14,14 @@ export interface BackfillArguments {
 /** A mistake in how the command was called: reported with the usage and exit code 2. */
 export class UsageError extends Error {}
 
-export const usage = `Usage: npm run backfill -- --type <${recordTypes.join('|')}> [options] FILE...
+export const usage = `Usage: npm run backfill -- --type <${RECORD_TYPES.join('|')}> [options] FILE...
 
 Reads NDJSON (.ndjson, .jsonl), gzip-compressed NDJSON (.ndjson.gz, .jsonl.gz) or CSV
 with a header row (.csv, .csv.gz; nested fields as token_sold.contract_address) and
 enqueues the records in batches for the ingest workers.
 
 Options:
-  --type, -t TYPE      record type of every file: ${recordTypes.join(', ')} (required)
+  --type, -t TYPE      record type of every file: ${RECORD_TYPES.join(', ')} (required)
   --batch-size N       records per queued job (default 5000)
   --format FORMAT      ndjson or csv, overriding the file extension
   --wait               wait until the workers processed every batch, then print accepted/rejected
@@ -48,9 +49,9 @@ export function parseBackfillArguments(argv: string[]): BackfillArguments | 'hel
   }
   const { values, positionals } = parsed
   if (values.help) return 'help'
-  if (values.type === undefined) throw new UsageError(`--type is required (one of: ${recordTypes.join(', ')})`)
+  if (values.type === undefined) throw new UsageError(`--type is required (one of: ${RECORD_TYPES.join(', ')})`)
   if (!isRecordType(values.type)) {
-    throw new UsageError(`unknown --type "${values.type}" (expected one of: ${recordTypes.join(', ')})`)
+    throw new UsageError(`unknown --type "${values.type}" (expected one of: ${RECORD_TYPES.join(', ')})`)
   }
   const batchSize = values['batch-size'] === undefined ? 5_000 : Number(values['batch-size'])
   if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 100_000) {

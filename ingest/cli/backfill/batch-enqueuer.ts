@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
-import type { IngestProducer } from '../../../shared/ingest-producer.js'
-import type { SourceLines } from '../../../shared/queues.js'
-import type { RecordType } from '../../../shared/records.js'
+import type { IngestProducer } from '../../../shared/records/ingest-producer.js'
+import type { SourceLines } from '../../../shared/platform/queues.js'
+import type { RecordType } from '../../../shared/platform/queues.js'
 import type { SourceLine } from './source-line.js'
 
 /** A job the backfill enqueued: its id, how many records it carries and where they came from. */

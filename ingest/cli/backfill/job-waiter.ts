@@ -1,5 +1,5 @@
 import type { Queue } from 'bullmq'
-import type { IngestJobResult } from '../../../shared/queues.js'
+import type { IngestJobResult } from '../../../shared/platform/queues.js'
 import type { EnqueuedJob } from './batch-enqueuer.js'
 
 export interface WaitTotals {
