@@ -30,18 +30,24 @@ function clientErrorMessage(err: ClientError): string {
   return `The request could not be read: ${err.message}`
 }
 
+/** A deliberate answer (a 4xx, a 503) keeps its status; a 500 is a failure whose cause may be an outage. */
+function isDeliberateAnswer(err: unknown): err is HttpError {
+  return err instanceof HttpError && err.status !== 500
+}
+
 /**
  * The last middleware: every error becomes `{"status":"error","message":...}`.
  * Unexpected errors are logged with their details and answered with a generic 500,
  * so no stack trace or internal detail leaks to a client. A failure because Redis is
- * unreachable (even wrapped in a route's 500) is a 503 `service unavailable`; it is not
- * logged per request: the connection's own listener logs each outage once (api-server.ts).
+ * unreachable (even wrapped in a route's 500, as message or `cause`) is a 503
+ * `service unavailable`; it is not logged per request: the connection's own listener
+ * logs each outage once (api-server.ts).
  */
 export function errorResponder(logger: Logger): ErrorRequestHandler {
   return (err: unknown, req, res, _next) => {
     let status: number
     let message: string
-    if (!(err instanceof HttpError) && isRedisConnectionError(err)) {
+    if (!isDeliberateAnswer(err) && isRedisConnectionError(err)) {
       status = 503
       message = SERVICE_UNAVAILABLE_MESSAGE
       logger.debug('request failed: redis unavailable', { method: req.method, path: req.path, err })

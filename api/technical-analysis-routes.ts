@@ -10,7 +10,6 @@ import { HttpError, notFound } from './http-error.js'
 import { technicalAnalysisTarget } from './technical-analysis-params.js'
 import type { OnDemandComputation, OnDemandOutcome } from './technical-analysis-on-demand.js'
 import type { TokenDirectory } from './token-directory.js'
-import { isRedisConnectionError } from '../shared/platform/redis-connection-errors.js'
 import type { TokenPresence } from './token-presence.js'
 
 export interface TechnicalAnalysisDeps {
@@ -24,7 +23,6 @@ export interface TechnicalAnalysisDeps {
 }
 
 export const FETCH_ERROR_PREFIX = 'Error fetching technical analysis data: '
-const SERVICE_UNAVAILABLE = 'service unavailable'
 
 /**
  * Section 2.6's fields, and beside them which candles the values come from: `candleTime`
@@ -98,10 +96,10 @@ export function technicalAnalysisRouter(deps: TechnicalAnalysisDeps): Router {
       })
     } catch (err) {
       if (err instanceof HttpError) throw err
-      // Section 7 fixes this route's error as a 500 with this prefix; a Redis outage is
-      // named as such, never with the client library's wording.
-      const details = isRedisConnectionError(err) ? SERVICE_UNAVAILABLE : err instanceof Error ? err.message : String(err)
-      throw new HttpError(500, `${FETCH_ERROR_PREFIX}${details}`)
+      // Section 7 fixes this route's error as a 500 with this prefix. A Redis outage in
+      // the chain is answered as every route's is, a 503 (error-handling.ts).
+      const details = err instanceof Error ? err.message : String(err)
+      throw new HttpError(500, `${FETCH_ERROR_PREFIX}${details}`, { cause: err })
     }
   })
 

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { CANDLE_MS, lastClosedCandleStart } from '../shared/candles/candles.js'
 import { addressFor } from './support/factories.js'
 import { getJson, startTestApi } from './support/http.js'
+import { addressOf, insertPrices, insertTokens } from './support/market-rows.js'
 import { startPrivateRedis } from './support/private-redis.js'
 import { recordingLogger } from './support/recording-logger.js'
 import { createTestRuntime, type TestRuntime } from './support/runtime.js'
@@ -8,10 +10,9 @@ import { createTestRuntime, type TestRuntime } from './support/runtime.js'
 const weth = addressFor('weth')
 
 /**
- * Redis lost while the API serves: a 503 without ioredis's words, logged once per outage;
- * GET /technical-analysis keeps the 500 and message prefix of the interface's section 7.
+ * Redis lost while the API serves: a 503 without ioredis's words, logged once per outage,
+ * from every read (GET /technical-analysis too: an outage is not its section 7 500).
  */
-const TA_UNAVAILABLE = { status: 'error', message: 'Error fetching technical analysis data: service unavailable' }
 const UNAVAILABLE = { status: 'error', message: 'service unavailable' }
 const swapsPage = '/swap-transactions?start_time=0&end_time=1000'
 describe('Redis down while the API serves', () => {
@@ -24,12 +25,12 @@ describe('Redis down while the API serves', () => {
     await rt?.cleanup()
   })
 
-  it('Redis unreachable from the start: a 503 "service unavailable" (technical analysis: its 500)', async () => {
+  it('Redis unreachable from the start: a 503 "service unavailable", technical analysis too', async () => {
     const api = await startTestApi(rt, { redisUrl: 'redis://127.0.0.1:1' })
     try {
       const ta = await getJson(`${api.baseUrl}/technical-analysis?contract_address=${weth}`)
-      expect(ta.status).toBe(500)
-      expect(ta.body).toEqual(TA_UNAVAILABLE)
+      expect(ta.status).toBe(503)
+      expect(ta.body).toEqual(UNAVAILABLE)
       const swaps = await getJson(`${api.baseUrl}${swapsPage}`)
       expect(swaps.status).toBe(503)
       expect(swaps.body).toEqual(UNAVAILABLE)
@@ -51,8 +52,8 @@ describe('Redis down while the API serves', () => {
       await redis.kill()
       for (let i = 0; i < 3; i++) {
         const ta = await getJson(`${api.baseUrl}/technical-analysis?contract_address=${weth}`)
-        expect(ta.status).toBe(500)
-        expect(ta.body).toEqual(TA_UNAVAILABLE)
+        expect(ta.status).toBe(503)
+        expect(ta.body).toEqual(UNAVAILABLE)
         const swaps = await getJson(`${api.baseUrl}${swapsPage}`)
         expect(swaps.status).toBe(503)
         expect(swaps.body).toEqual(UNAVAILABLE)
@@ -68,6 +69,36 @@ describe('Redis down while the API serves', () => {
     } finally {
       await api.close()
       await redis.kill()
+    }
+  })
+  it('Redis unreachable: the series reads come from ClickHouse, technical analysis answers 503', async () => {
+    const token = addressOf(0x0e7a9e)
+    const last = lastClosedCandleStart(Date.now())
+    await insertTokens(rt, [{ address: token, decimals: 18, symbol: 'OUT' }])
+    await insertPrices(rt, [
+      { address: token, time: last - 2 * CANDLE_MS, price: 10, volume: 5 },
+      { address: token, time: last, price: 12, volume: 1 },
+    ])
+    const api = await startTestApi(rt, { redisUrl: 'redis://127.0.0.1:1' })
+    try {
+      const ta = await getJson(`${api.baseUrl}/technical-analysis?contract_address=${token}`)
+      expect(ta.status).toBe(503)
+      expect(ta.body).toEqual(UNAVAILABLE)
+      const byId = await getJson(`${api.baseUrl}/technical-analysis?token_id=${token}`)
+      expect(byId.status).toBe(503)
+      expect(byId.body).toEqual(UNAVAILABLE)
+
+      const candles = await getJson(`${api.baseUrl}/tokens/${token}/candles?interval=4h`)
+      expect(candles.status).toBe(200)
+      expect(candles.body.result.map((c: { close: number }) => c.close)).toEqual([10, 10, 12])
+      const history = await getJson(`${api.baseUrl}/technical-analysis/history?contract_address=${token}`)
+      expect(history.status).toBe(200)
+      expect(history.body.pagination.total).toBe(3)
+      const unknown = await getJson(`${api.baseUrl}/technical-analysis/history?contract_address=${weth}`)
+      expect(unknown.status).toBe(404)
+      expect(unknown.body.status).toBe('error')
+    } finally {
+      await api.close()
     }
   })
 })

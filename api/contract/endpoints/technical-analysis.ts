@@ -61,7 +61,8 @@ export const getTechnicalAnalysis = defineEndpoint({
   errors: {
     400: 'Neither or both of token_id and contract_address, a malformed value or an unknown parameter',
     404: 'An unknown token, or no result even after the on-demand wait (the message says why)',
-    500: 'Redis or ClickHouse failed: "Error fetching technical analysis data: <details>"',
+    500: 'Reading the result failed: "Error fetching technical analysis data: <details>"',
+    503: 'Redis is unreachable: "service unavailable"',
   },
 })
 
