@@ -90,7 +90,8 @@ export async function extractSwaps(logs: readonly RawLog[], deps: ExtractionDeps
 
   // Legs by transaction, in chain order; prices move with each pool state. A V2 pool's
   // Sync (also emitted by liquidity changes) precedes its Swap: the price is a trade's at the Swap.
-  const byTx = new Map<string, { legs: SwapLeg[]; block: number; blockHash: string; last: RawLog }>()
+  // `priceAt`: the prices of the transaction's tokens just after its last swap, which value it.
+  const byTx = new Map<string, { legs: SwapLeg[]; block: number; blockHash: string; last: RawLog; priceAt: Map<string, number> }>()
   const tradePrices = new TradePrices(deps.priceSlots)
   const syncedPrices = new Map<string, PricedToken[]>()
   let swapLogs = 0
@@ -115,11 +116,21 @@ export async function extractSwaps(logs: readonly RawLog[], deps: ExtractionDeps
     }
     const leg: SwapLeg = { dex: pool.dex, deltas: [{ token: pool.token0, amount: d.delta0 }, { token: pool.token1, amount: d.delta1 }] }
     const hash = log.transactionHash.toLowerCase()
-    const entry = byTx.get(hash)
+    let entry = byTx.get(hash)
     if (entry) {
       entry.legs.push(leg)
       entry.last = log
-    } else byTx.set(hash, { legs: [leg], block: Number(log.blockNumber), blockHash: log.blockHash, last: log })
+    } else {
+      entry = { legs: [leg], block: Number(log.blockNumber), blockHash: log.blockHash, last: log, priceAt: new Map() }
+      byTx.set(hash, entry)
+    }
+    for (const l of entry.legs) {
+      for (const { token } of l.deltas) {
+        const price = prices.priceOf(token)
+        if (price === undefined) entry.priceAt.delete(token)
+        else entry.priceAt.set(token, price)
+      }
+    }
   }
 
   const netted = [...byTx].map(([hash, e]) => ({ hash, e, net: netTransaction(e.legs) }))
@@ -146,7 +157,7 @@ export async function extractSwaps(logs: readonly RawLog[], deps: ExtractionDeps
         wallet_address: wallet,
         token_sold: { contract_address: net.sold.token, amount_raw: net.sold.amount.toString() },
         token_bought: { contract_address: net.bought.token, amount_raw: net.bought.amount.toString() },
-        value_usd: valueUsd(net.sold, net.bought, deps),
+        value_usd: valueUsd(net.sold, net.bought, e.priceAt, deps),
         dex: net.dex,
         chain_id: deps.chainId,
       },
@@ -157,16 +168,20 @@ export async function extractSwaps(logs: readonly RawLog[], deps: ExtractionDeps
   return { swaps, tokens, unnetted, swapLogs, prices: tradePrices.records(times) }
 }
 
-/** The swap's USD value: from its stablecoin side, else its WETH side, else whichever side has a price. */
-function valueUsd(sold: { token: string; amount: bigint }, bought: { token: string; amount: bigint }, deps: ExtractionDeps): number | null {
+/**
+ * The swap's USD value: from its stablecoin side, else its WETH side (WETH priced by its
+ * stablecoin pools), else whichever side has a price; at the prices just after the trade.
+ * Not from a token's own pool before WETH: the trade has just moved that price (a large
+ * sale of a token for WETH would be valued at the lower price it sold the token down to).
+ */
+function valueUsd(sold: { token: string; amount: bigint }, bought: { token: string; amount: bigint }, priceAt: ReadonlyMap<string, number>, deps: ExtractionDeps): number | null {
   const valueOf = (leg: { token: string; amount: bigint }) => {
-    const price = deps.prices.priceOf(leg.token)
+    const price = priceAt.get(leg.token)
     const decimals = deps.metadata.known(leg.token)?.record?.decimals
     if (price === undefined || decimals === undefined) return undefined
     return (Number(leg.amount) / 10 ** Number(decimals)) * price
   }
-  const rank = (token: string) => (deps.prices.priceOf(token) === 1 ? 0 : 1)
-  const ordered = rank(bought.token) < rank(sold.token) ? [bought, sold] : [sold, bought]
+  const ordered = deps.prices.anchorRank(bought.token) < deps.prices.anchorRank(sold.token) ? [bought, sold] : [sold, bought]
   for (const leg of ordered) {
     const v = valueOf(leg)
     if (v !== undefined && Number.isFinite(v)) return Math.round(v * 100) / 100

@@ -31,6 +31,11 @@ export class UsdPrices {
     return this.stablecoins.has(token) ? 1 : this.prices.get(token)
   }
 
+  /** Which side of a swap values it: a stablecoin (0) before WETH (1) before any other token (2). */
+  anchorRank(token: string): 0 | 1 | 2 {
+    return this.stablecoins.has(token) ? 0 : token === this.weth ? 1 : 2
+  }
+
   /** The learned prices, to persist with the checkpoint. */
   snapshot(): Record<string, number> {
     return Object.fromEntries(this.prices)

@@ -18,8 +18,8 @@ export interface FollowerHarness {
   ingest: IngestHarness
   api: TestApi
   startFollower(env?: Record<string, string>): Promise<{ follower: ChainFollower; stop(): Promise<void> }>
-  /** One trade by trader `i`, mined in its own block: its hash. */
-  trade(i: number, route: TradeRoute, path: DeployedToken[], usd: number): Promise<Hex>
+  /** One trade by trader `i` (or by the wallet at that address), mined in its own block: its hash. */
+  trade(i: number | Address, route: TradeRoute, path: DeployedToken[], usd: number): Promise<Hex>
   close(): Promise<void>
 }
 
@@ -54,8 +54,8 @@ export async function startFollowerHarness(env: Record<string, string> = {}, wal
       return { follower: role.follower, stop }
     },
     async trade(i, route, path, usd) {
-      const trader = devnet.traders[i]!
-      const [hash] = await sendBatch(devnet.url, [tradeTx(devnet.deployment, trader.address as Address, route, path, rawAmount(usd, path[0]!))])
+      const wallet = typeof i === 'number' ? devnet.traders[i]!.address : i
+      const [hash] = await sendBatch(devnet.url, [tradeTx(devnet.deployment, wallet, route, path, rawAmount(usd, path[0]!))])
       await devnet.client.mine({ blocks: 1 })
       const receipt = await devnet.client.getTransactionReceipt({ hash: hash! })
       if (receipt.status !== 'success') throw new Error(`trade ${hash} reverted`)
