@@ -32,87 +32,61 @@ const addressList = (defaults: string) => z
   .transform((list) => list.map((a) => a.toLowerCase()))
 
 /** The only reader of process.env. Everything else receives a typed Config. */
-const envSchema = z.object({
-  NODE_ENV: z.string().default('development'),
-  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-  /** Interface the API listens on: loopback by default; 0.0.0.0 (all interfaces) in containers. */
-  HOST: z.string().min(1).default('127.0.0.1'),
-  /** A client must have sent its request headers within this (slow-header clients are cut off). */
-  HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
-  /** A client must have sent its whole request within this. At least HTTP_HEADERS_TIMEOUT_MS. */
-  HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
-  /** How long an idle keep-alive connection stays open. */
-  HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(100).default(5_000),
-  /** Open connections at most; further ones are closed at once. */
-  HTTP_MAX_CONNECTIONS: z.coerce.number().int().min(1).default(1_000),
-  /** On shutdown, how long requests in flight may finish before every connection is closed. */
-  HTTP_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(5_000),
-  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
-  /** Turns the admin endpoints (/admin/...) on, behind `Authorization: Bearer <ADMIN_TOKEN>`; unset: they are 404. */
+export const envSchema = z.object({
+  NODE_ENV: z.string().default('development').describe('The Node environment name; the service does not act on it (libraries such as Express read it from the environment)'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000).describe('HTTP port of the API'),
+  HOST: z.string().min(1).default('127.0.0.1').describe('Interface the API listens on: loopback by default; `0.0.0.0` (every interface) in containers'),
+  HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000).describe('A client must send its request headers within this, or gets a 408 and is disconnected'),
+  HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000).describe('A client must send its whole request within this (at least `HTTP_HEADERS_TIMEOUT_MS`)'),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(100).default(5_000).describe('An idle keep-alive connection is closed after this'),
+  HTTP_MAX_CONNECTIONS: z.coerce.number().int().min(1).default(1_000).describe('Open connections at most; further ones are closed at once (logged at most once a minute)'),
+  HTTP_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(5_000).describe('On shutdown, how long requests in flight may finish before every connection is closed'),
+  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info').describe("pino's level: JSON lines on stderr (pretty on a terminal); one line per request at `debug`, `error` for a 5xx"),
   ADMIN_TOKEN: z
     .union([z.literal('').transform(() => undefined), z.string().regex(/^[\x21-\x7e]{16,}$/, 'must be empty or at least 16 printable characters without spaces')])
-    .optional(),
-  /** Where the dead-letters command finds the running service's API (default: http://127.0.0.1:PORT). */
-  API_URL: z.url().optional(),
-  /** API keys (comma-separated): when set, every read endpoint needs one (X-API-Key or Authorization: Bearer). */
-  API_KEYS: commaList.pipe(z.array(apiKey)).default([]),
-  /** Requests per minute per API key (per client IP without API_KEYS); 0: no limit. */
-  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(0),
-  /** Express's `trust proxy`: which proxies' X-Forwarded-For names the client (false, true, a hop count, or addresses/subnets). */
-  TRUST_PROXY: trustProxy.default(false),
-  /** Origins a browser may read the API from (comma-separated, or `*`); unset: no CORS. */
-  CORS_ORIGINS: commaList.pipe(z.array(corsOrigin)).refine((o) => !o.includes('*') || o.length === 1, 'use * alone or a list of origins').default([]),
-  /** max-age (s) of a series whose candles had all closed (see api/cache-control.ts); 0: revalidate always. */
-  CACHE_CLOSED_SERIES_MAX_AGE_S: z.coerce.number().int().min(0).default(3_600),
+    .optional()
+    .describe('Turns the operator endpoints under `/admin` on, behind `Authorization: Bearer <ADMIN_TOKEN>` (at least 16 characters); unset: they are 404'),
+  API_URL: z.url().optional().describe('Where `npm run dead-letters` finds the running service (default `http://127.0.0.1:PORT`)'),
+  API_KEYS: commaList.pipe(z.array(apiKey)).default([]).describe('Comma-separated keys (each at least 16 printable characters); when set, the read API needs one (`X-API-Key` or `Authorization: Bearer`)'),
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(0).describe('Requests per minute per API key (per client IP without keys), counted in Redis; 0: no limit'),
+  TRUST_PROXY: trustProxy.default(false).describe("Express's `trust proxy`: which proxies' `X-Forwarded-For` names the client (`false`, `true`, a hop count, or addresses/subnets)"),
+  CORS_ORIGINS: commaList.pipe(z.array(corsOrigin)).refine((o) => !o.includes('*') || o.length === 1, 'use * alone or a list of origins').default([]).describe('`*` or comma-separated origins a browser page may read the API from; unset: no CORS'),
+  CACHE_CLOSED_SERIES_MAX_AGE_S: z.coerce.number().int().min(0).default(3_600).describe('`max-age` (s) of a page of closed candles or indicator history over a past range (api/cache-control.ts); 0: `no-cache`'),
 
-  CLICKHOUSE_URL: z.url().optional(),
-  CLICKHOUSE_USER: z.string().default('default'),
-  CLICKHOUSE_PASSWORD: z.string().default(''),
-  CLICKHOUSE_DATABASE: identifier.default('smart_money'),
-  CLICKHOUSE_PATH: z.string().min(1).default('./data/clickhouse'),
-  /** A cluster of the ClickHouse servers' configuration: the schema is created in its cluster variant (docs/scale-out.md). */
-  CLICKHOUSE_CLUSTER: identifier.optional(),
-  /** fsync every inserted part before the insert (and so the job) is acknowledged (shared/storage/insert-durability.ts). */
-  CLICKHOUSE_FSYNC: booleanFlag.default(true),
+  CLICKHOUSE_URL: z.url().optional().describe('A ClickHouse server (`http://host:8123`); unset: the embedded engine (chDB)'),
+  CLICKHOUSE_USER: z.string().default('default').describe('User name on the ClickHouse server'),
+  CLICKHOUSE_PASSWORD: z.string().default('').describe('Password on the ClickHouse server'),
+  CLICKHOUSE_DATABASE: identifier.default('smart_money').describe('Database of every table'),
+  CLICKHOUSE_PATH: z.string().min(1).default('./data/clickhouse').describe('Data directory of the embedded engine'),
+  CLICKHOUSE_CLUSTER: identifier.optional().describe("A cluster of the servers' configuration (needs `CLICKHOUSE_URL`): the schema is created in its cluster variant (docs/scale-out.md)"),
+  CLICKHOUSE_FSYNC: booleanFlag.default(true).describe('fsync every inserted part before the insert, and so the job, is acknowledged (shared/storage/insert-durability.ts); `0`: the server defaults'),
 
-  REDIS_URL: z.string().min(1).default('redis://127.0.0.1:6379'),
-  /** Prefix of every Redis key this service writes (BullMQ queues and caches). */
-  REDIS_PREFIX: z.string().min(1).regex(/^[^\s{}]+$/, 'must not contain spaces or braces').default('smartmoney'),
-  /** Start a private redis-server child when nothing answers at REDIS_URL (embedded mode only). */
-  REDIS_AUTOSTART: booleanFlag.default(true),
-  REDIS_DATA_DIR: z.string().min(1).default('./data/redis'),
+  REDIS_URL: z.string().min(1).default('redis://127.0.0.1:6379').describe('Redis for the queues, caches and marks'),
+  REDIS_PREFIX: z.string().min(1).regex(/^[^\s{}]+$/, 'must not contain spaces or braces').default('smartmoney').describe('Prefix of every Redis key the service writes (queues and caches); one prefix per store'),
+  REDIS_AUTOSTART: booleanFlag.default(true).describe('Start a private `redis-server` when nothing answers at `REDIS_URL` (embedded mode only)'),
+  REDIS_DATA_DIR: z.string().min(1).default('./data/redis').describe('Data directory of that private Redis (append-only file)'),
 
-  SAMPLE_DATA: booleanFlag.default(true),
+  SAMPLE_DATA: booleanFlag.default(true).describe('Load the bundled sample on the first start of an empty embedded store'),
 
   // 16 jobs of 5,000 records in hand = two 40,000-row inserts: one being written while
   // the next fills (embedded ClickHouse inserts on one core; the worker works on the other).
-  INGEST_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
-  INGEST_FLUSH_ROWS: z.coerce.number().int().min(1).default(40_000),
-  INGEST_FLUSH_MS: z.coerce.number().int().min(1).default(500),
-  INGEST_MAX_ATTEMPTS: z.coerce.number().int().min(1).default(10),
-  /** How long an ingest job's lock lives without renewal: after a crash, its job is redelivered within about twice this. */
-  INGEST_STALLED_MS: z.coerce.number().int().min(1_000).default(30_000),
-  /** Failed ingest jobs kept (newest first) with their records, for inspection and retry. */
-  INGEST_FAILED_JOBS_KEEP: z.coerce.number().int().min(0).default(200),
-  /** Failed ingest jobs older than this are removed (hours). */
-  INGEST_FAILED_JOBS_MAX_AGE_HOURS: z.coerce.number().int().min(1).default(7 * 24),
-  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).default(15_000),
+  INGEST_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16).describe('Ingest jobs a worker process handles at once'),
+  INGEST_FLUSH_ROWS: z.coerce.number().int().min(1).default(40_000).describe('Rows buffered per table before an insert'),
+  INGEST_FLUSH_MS: z.coerce.number().int().min(1).default(500).describe('Longest wait of a buffered row before its insert'),
+  INGEST_MAX_ATTEMPTS: z.coerce.number().int().min(1).default(10).describe('Attempts of an ingest job (set by the producer), exponential backoff from 500 ms'),
+  INGEST_STALLED_MS: z.coerce.number().int().min(1_000).default(30_000).describe("An ingest job's lock duration: a job of a dead process is redelivered after about twice this"),
+  INGEST_FAILED_JOBS_KEEP: z.coerce.number().int().min(0).default(200).describe('Failed ingest jobs kept (newest first) with their records, for inspection and retry'),
+  INGEST_FAILED_JOBS_MAX_AGE_HOURS: z.coerce.number().int().min(1).default(7 * 24).describe('Failed ingest jobs older than this (hours) are removed'),
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).default(15_000).describe('Forced exit when a graceful stop (or the drain after a crash) takes longer'),
 
-  INDICATORS_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
-  /** How long GET /technical-analysis waits for an on-demand computation. */
-  TA_ON_DEMAND_WAIT_MS: z.coerce.number().int().min(0).default(5_000),
-  /** How long the API remembers that a token's on-demand computation found no candles (0: never). */
-  TA_NEGATIVE_CACHE_MS: z.coerce.number().int().min(0).default(30_000),
-  /** Delay after each 4-hour boundary before the scheduled recompute runs. */
-  INDICATORS_SCHEDULE_DELAY_MS: z.coerce.number().int().min(0).default(60_000),
-  /** How often the stored candles take in the buckets ingestion marked changed (0: never in the background). */
-  CANDLE_REFRESH_MS: z.coerce.number().int().min(0).default(1_000),
-  /** The API's in-memory token directory reloads every token this often, a backstop to the change events. */
-  TOKEN_DIRECTORY_REFRESH_MS: z.coerce.number().int().min(100).default(5_000),
+  INDICATORS_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2).describe('Indicator jobs a process handles at once'),
+  TA_ON_DEMAND_WAIT_MS: z.coerce.number().int().min(0).default(5_000).describe('How long GET /technical-analysis waits for an on-demand computation'),
+  TA_NEGATIVE_CACHE_MS: z.coerce.number().int().min(0).default(30_000).describe("How long an API process remembers that a token's on-demand computation found no candles (0: not at all)"),
+  INDICATORS_SCHEDULE_DELAY_MS: z.coerce.number().int().min(0).default(60_000).describe('Delay after each UTC 4-hour boundary before the scheduled `advance` runs'),
+  CANDLE_REFRESH_MS: z.coerce.number().int().min(0).default(1_000).describe('How often the indicators role takes in the candle buckets ingestion marked and queues the recomputes they call for (0: only when read)'),
+  TOKEN_DIRECTORY_REFRESH_MS: z.coerce.number().int().min(100).default(5_000).describe("The API's in-memory token metadata reloads every token this often, a backstop to the change events"),
 
-  /** A file of tracked wallets: one address a line, optionally a name after it; `#` comments. Re-read when it changes. */
-  TRACKED_WALLETS_FILE: z.string().min(1).optional(),
-  /** The selection rules of the tracked set, as JSON (see shared/smart-money/rules.ts); unset: the defaults there. */
+  TRACKED_WALLETS_FILE: z.string().min(1).optional().describe('A file of tracked wallets: one address a line, optionally a name after it, `#` comments; re-read when it changes'),
   SMART_MONEY_RULES: z
     .string()
     .transform((text, ctx) => {
@@ -124,46 +98,31 @@ const envSchema = z.object({
       }
     })
     .pipe(smartMoneyRulesSchema)
-    .optional(),
-  /**
-   * Whose rows GET /swap-transactions and the holdings endpoints serve: every stored wallet's,
-   * or only the tracked set's (the tracked-wallets file and the rules' passers, as GET /wallets;
-   * the rest stay stored). See README "Served wallets".
-   */
-  SERVED_WALLETS: z.enum(['all', 'tracked']).default('all'),
-  /** With SERVED_WALLETS=tracked: how often the indicators role looks for a changed tracked set (a new run, an edit of the file). */
-  TRACKED_SET_REFRESH_MS: z.coerce.number().int().min(100).default(5_000),
-  /** How often the indicators role recomputes every wallet's statistics when swaps changed (0: never in the background). */
-  WALLET_STATS_REFRESH_MS: z.coerce.number().int().min(0).default(60_000),
-  /** Recomputed at least this often even without new swaps: the windows end at the computation's time. */
-  WALLET_STATS_MAX_AGE_MS: z.coerce.number().int().min(1_000).default(3_600_000),
-  /** A statistics run takes every swap row stamped this long before it as stored: at least an ingest insert's longest time (shared/smart-money/seen-swaps.ts). */
-  WALLET_STATS_SETTLE_MS: z.coerce.number().int().min(0).default(DEFAULT_SETTLE_MS),
-  /** A JSON-RPC endpoint of an EVM node: set, `npm start` also follows its Uniswap swaps. */
-  RPC_URL: z.url().optional(),
-  /** Uniswap V2-style factories (PairCreated) and V3 factories (PoolCreated), comma-separated; defaults: Ethereum mainnet. */
-  FOLLOW_V2_FACTORIES: addressList('0x5C69bEe701ef814a2B6a3EDD4B1652CB9cc5aA6f'),
-  FOLLOW_V3_FACTORIES: addressList('0x1F98431c8aD98523631AE4a59f267346ea31F984'),
-  /** WETH, priced from its stablecoin pools; the stablecoins valued at 1 USD. */
+    .optional()
+    .describe('The selection rules of the tracked set, as JSON (served at GET /smart-money/rules); unset: the defaults of shared/platform/smart-money-settings.ts'),
+  SERVED_WALLETS: z.enum(['all', 'tracked']).default('all').describe("Whose rows GET /swap-transactions and the holdings endpoints serve: every stored wallet's (`all`) or the tracked set's (`tracked`; the rest stay stored)"),
+  TRACKED_SET_REFRESH_MS: z.coerce.number().int().min(100).default(5_000).describe('With `SERVED_WALLETS=tracked`: how often the indicators role looks for a changed tracked set (a new run, an edit of the file)'),
+  WALLET_STATS_REFRESH_MS: z.coerce.number().int().min(0).default(60_000).describe("How often the indicators role brings the wallet statistics up to date when swaps changed (0: never in the background)"),
+  WALLET_STATS_MAX_AGE_MS: z.coerce.number().int().min(1_000).default(3_600_000).describe('A statistics run at least this often without new swaps (the windows end at the run), and a full run at least this often'),
+  WALLET_STATS_SETTLE_MS: z.coerce.number().int().min(0).default(DEFAULT_SETTLE_MS).describe("A statistics run takes every swap row stamped this long before its clock as stored: at least an ingest insert's longest time (shared/smart-money/seen-swaps.ts)"),
+  RPC_URL: z.url().optional().describe('A JSON-RPC endpoint of an EVM node: set, `npm start` also follows its Uniswap swaps'),
+  FOLLOW_V2_FACTORIES: addressList('0x5C69bEe701ef814a2B6a3EDD4B1652CB9cc5aA6f').describe('Uniswap V2-style factories (`PairCreated`) whose pools count, comma-separated; default: Ethereum mainnet'),
+  FOLLOW_V3_FACTORIES: addressList('0x1F98431c8aD98523631AE4a59f267346ea31F984').describe('Uniswap V3 factories (`PoolCreated`) whose pools count, comma-separated; default: Ethereum mainnet'),
   FOLLOW_WETH: z
     .string()
     .regex(/^0x[0-9a-fA-F]{40}$/, 'must be an address')
     .default('0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2')
-    .transform((s) => s.toLowerCase()),
+    .transform((s) => s.toLowerCase())
+    .describe('WETH, priced from its stablecoin pools; a price anchor of the follower'),
   FOLLOW_STABLECOINS: addressList(
     '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48,0xdAC17F958D2ee523a2206206994597C13D831ec7,0x6B175474E89094C44Da98b954EedeAC495271d0F',
-  ),
-  /** First block a follower with no checkpoint reads (unset: the newest finalized block). */
-  FOLLOW_FROM_BLOCK: z.coerce.number().int().min(0).optional(),
-  /** Blocks below the head that can still be reorganized; deeper ones are final. */
-  FINALITY_DEPTH: z.coerce.number().int().min(1).max(10_000).default(64),
-  FOLLOW_POLL_MS: z.coerce.number().int().min(10).default(500),
-  /** Blocks per eth_getLogs at most (the range adapts below this). */
-  FOLLOW_MAX_LOG_RANGE: z.coerce.number().int().min(1).default(2_000),
-  /** Pools with less than this (USD, both sides) are not used for prices. */
-  FOLLOW_MIN_LIQUIDITY_USD: z.coerce.number().min(0).default(10_000),
-  /** Whose holdings the follower reads (balanceOf at the finalized block when they trade): every wallet it sees swap, TRACKED_WALLETS_FILE's, or none. */
-  FOLLOW_HOLDINGS: z.enum(['all', 'listed', 'off']).default('all'),
+  ).describe('Stablecoins valued at 1 USD, comma-separated; default: USDC, USDT, DAI on mainnet'),
+  FOLLOW_FROM_BLOCK: z.coerce.number().int().min(0).optional().describe('First block a follower without a checkpoint reads (`--from-block` overrides it); unset: the newest finalized block'),
+  FINALITY_DEPTH: z.coerce.number().int().min(1).max(10_000).default(64).describe('Blocks below the head that may still be reorganized; deeper ones are final'),
+  FOLLOW_POLL_MS: z.coerce.number().int().min(10).default(500).describe('How often the follower asks for the head when idle'),
+  FOLLOW_MAX_LOG_RANGE: z.coerce.number().int().min(1).default(2_000).describe('Blocks per `eth_getLogs` at most (the range adapts below this)'),
+  FOLLOW_MIN_LIQUIDITY_USD: z.coerce.number().min(0).default(10_000).describe('Pools holding less than this (USD, both sides) set no price'),
+  FOLLOW_HOLDINGS: z.enum(['all', 'listed', 'off']).default('all').describe("Whose holdings the follower reads (`balanceOf` at the finalized block when they trade): every wallet it sees swap, `TRACKED_WALLETS_FILE`'s (`listed`), or none"),
 }).refine((e) => e.HTTP_HEADERS_TIMEOUT_MS <= e.HTTP_REQUEST_TIMEOUT_MS, {
   path: ['HTTP_HEADERS_TIMEOUT_MS'],
   message: 'must not exceed HTTP_REQUEST_TIMEOUT_MS',
