@@ -145,4 +145,59 @@ describe('strict parameters', () => {
       expect(r.json).toEqual({ status: 'error', message: 'No such endpoint: DELETE /no/such/path' })
     })
   })
+  describe('a malformed value names its parameter and says what was wrong', () => {
+    it.each([
+      ['/wallets?sort=bogus', 'sort must be one of pnl, roi, win_rate, volume, last_trade (got "bogus")'],
+      ['/wallets?window=7d', 'window must be one of 30d, 90d, 180d, all (got "7d")'],
+      ['/wallets?order=sideways', 'order must be one of desc, asc (got "sideways")'],
+      ['/wallets?sort=pnl&sort=roi', 'sort must be given once, as a single value'],
+      ['/wallets?label=Not_A_Label', 'label must match /^[a-z0-9][a-z0-9-]{0,63}$/ (got "Not_A_Label")'],
+      [`/tokens/${addressFor('weth')}/candles?interval=2h`, 'interval must be one of 1h, 4h, 1d (got "2h")'],
+      ['/holdings?format=xml', 'format must be one of json, csv (got "xml")'],
+    ])('%s: 400 %s', async (path, message) => {
+      const { status, body } = await getJson(`${api.baseUrl}${path}`)
+      expect(status).toBe(400)
+      expect(body).toEqual({ status: 'error', message })
+    })
+
+    const sample: Record<string, string> = { ':contract_address': weth, ':id': `${addressFor('wallet')}-${weth}`, ':hash': hashFor('swap'), ':address': addressFor('wallet') }
+    const withBase = (endpoint: (typeof PUBLIC_ENDPOINTS)[number], name: string, value: string): string => {
+      const path = endpoint.path.replace(/:[a-z_]+/g, (param) => sample[param] ?? 'x')
+      const shape = endpoint.query?.shape ?? {}
+      const base: Record<string, string> = {}
+      if ('start_time' in shape && endpoint.path !== '/technical-analysis/history' && !endpoint.path.endsWith('/candles')) {
+        Object.assign(base, { start_time: '0', end_time: '1' })
+      }
+      if ('contract_address' in shape) base.contract_address = weth
+      const targets = name === 'token_id' || name === 'contract_address' ? ['token_id', 'contract_address'] : [name]
+      for (const key of targets) delete base[key]
+      const query = new URLSearchParams(base).toString()
+      return `${api.baseUrl}${path}?${query}${query === '' ? '' : '&'}${value}`
+    }
+    const everyParameter = () =>
+      PUBLIC_ENDPOINTS.flatMap((endpoint) => Object.keys(endpoint.query?.shape ?? {}).map((name) => ({ endpoint, name })))
+
+    it('every query parameter of every endpoint, given twice, is a 400 naming it', async () => {
+      const checked = everyParameter()
+      expect(checked.length).toBeGreaterThanOrEqual(40)
+      for (const { endpoint, name } of checked) {
+        const url = withBase(endpoint, name, `${name}=1&${name}=2`)
+        const { status, body } = await getJson(url)
+        expect(status, url).toBe(400)
+        expect(body, url).toEqual({ status: 'error', message: `${name} must be given once, as a single value` })
+      }
+    })
+
+    it('a malformed value of any query parameter is a 400 whose message begins with its name', async () => {
+      let refused = 0
+      for (const { endpoint, name } of everyParameter()) {
+        const url = withBase(endpoint, name, `${name}=%25bogus!`)
+        const { status, body } = await getJson(url)
+        if (status !== 400) continue
+        refused++
+        expect(body.message, url).toMatch(new RegExp(`^${name} `))
+      }
+      expect(refused).toBeGreaterThanOrEqual(30)
+    })
+  })
 })

@@ -16,11 +16,11 @@ export const MAX_LIMIT = 500
 /** The longest page of a time series (candles, indicator history): a chart's worth. */
 export const MAX_SERIES_LIMIT = 1000
 
-function givenOnce(name: string): string {
+export function givenOnce(name: string): string {
   return `${name} must be given once, as a single value`
 }
 
-function shown(input: unknown): string {
+export function shown(input: unknown): string {
   return typeof input === 'string' ? input : String(input)
 }
 
@@ -37,7 +37,7 @@ function digitsToNumber(raw: unknown): unknown {
 }
 
 /** An integer from `min` to `max`; out of range or not an integer is a 400 naming the bounds. Never clamped. */
-function boundedInteger(name: string, min: number, max: number) {
+export function boundedInteger(name: string, min: number, max: number) {
   const message = (issue: { input?: unknown }) =>
     Array.isArray(issue.input) ? givenOnce(name) : `${name} must be an integer from ${min} to ${max} (got "${shown(issue.input)}")`
   return z.preprocess(digitsToNumber, z.int({ error: message }).min(min, { error: message }).max(max, { error: message }))
@@ -64,10 +64,7 @@ export const LIST_FORMATS = ['json', 'csv'] as const
 export type ListFormat = (typeof LIST_FORMATS)[number]
 
 export const formatParam = z
-  .enum(LIST_FORMATS, {
-    error: (issue) =>
-      Array.isArray(issue.input) ? givenOnce('format') : `format must be one of ${LIST_FORMATS.join(', ')} (got "${shown(issue.input)}")`,
-  })
+  .enum(LIST_FORMATS)
   .optional()
   .default('json')
   .meta({ description: 'json (default) or csv: the same rows, one per line, with a header.' })

@@ -2,6 +2,7 @@ import type { Request } from 'express'
 import type { z } from 'zod'
 import { badRequest } from '../http-error.js'
 import type { Endpoint } from './endpoint.js'
+import { parameterIssueMessage } from './parameter-issues.js'
 import { strictQuery } from './parameters.js'
 
 type Output<S> = S extends z.ZodType ? z.output<S> : Record<string, never>
@@ -20,9 +21,9 @@ function firstMessage(error: z.ZodError): string {
   return issue?.message ?? 'The request parameters are not valid'
 }
 
-/** Throws a 400 with the schema's message. */
+/** Throws a 400 with the schema's message, or one naming the parameter (parameter-issues.ts). */
 export function parseWith<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
-  const parsed = schema.safeParse(input)
+  const parsed = schema.safeParse(input, { error: parameterIssueMessage })
   if (!parsed.success) throw badRequest(firstMessage(parsed.error))
   return parsed.data
 }

@@ -40,12 +40,7 @@ export const getToken = defineEndpoint({
 const intervalNames = Object.keys(CANDLE_INTERVALS) as [keyof typeof CANDLE_INTERVALS, ...(keyof typeof CANDLE_INTERVALS)[]]
 
 export const intervalParam = z
-  .enum(intervalNames, {
-    error: (issue) =>
-      typeof issue.input === 'string'
-        ? `interval must be one of ${intervalNames.join(', ')} (got "${issue.input}")`
-        : 'interval must be given once, as a single value',
-  })
+  .enum(intervalNames)
   .optional()
   .default(DEFAULT_CANDLE_INTERVAL)
   .meta({ description: 'Candle length' })

@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { defineEndpoint } from '../endpoint.js'
 import { pageHint, paginationSchema, resultEnvelope } from '../envelopes.js'
-import { addressParam, checkTimeRange, END_TIME_DESCRIPTION, pageQueryShape, START_TIME_DESCRIPTION, strictQuery, timeParam } from '../parameters.js'
+import { addressParam, boundedInteger, checkTimeRange, END_TIME_DESCRIPTION, pageQueryShape, START_TIME_DESCRIPTION, strictQuery, timeParam } from '../parameters.js'
 import { holdingSchema, tokenRefSchema } from '../resources.js'
 
 /** The views of one wallet and of a token's flows: beyond the interface. */
@@ -48,13 +48,7 @@ export const listWalletHoldings = defineEndpoint({
   errors: { 400: 'A malformed address or parameter, or an unknown parameter' },
 })
 
-const topParam = z
-  .preprocess(
-    (raw) => (typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : raw),
-    z.int({ error: (i) => `top must be an integer from 1 to ${MAX_TOP_WALLETS} (got "${String(i.input)}")` }).min(1, {
-      error: (i) => `top must be an integer from 1 to ${MAX_TOP_WALLETS} (got "${String(i.input)}")`,
-    }).max(MAX_TOP_WALLETS, { error: (i) => `top must be an integer from 1 to ${MAX_TOP_WALLETS} (got "${String(i.input)}")` }),
-  )
+const topParam = boundedInteger('top', 1, MAX_TOP_WALLETS)
   .optional()
   .default(DEFAULT_TOP_WALLETS)
   .meta({ description: `Wallets listed in each direction, 1 to ${MAX_TOP_WALLETS}` })
