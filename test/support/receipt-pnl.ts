@@ -4,7 +4,7 @@ import type { Address, Hex } from 'viem'
  * Realized PnL worked out from transaction receipts alone, for the devnet proof of the
  * smart-money rules: what each transaction did to its sender's ERC-20 balances (Transfer
  * events), valued at the trade's own price (its stablecoin leg), then the weighted-average
- * cost rule of the README applied token by token in chain order. Nothing here reads the
+ * cost rule of docs/smart-money.md applied token by token in chain order. Nothing here reads the
  * follower, the store or shared/smart-money.
  */
 export interface RawLog {

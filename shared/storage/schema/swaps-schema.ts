@@ -230,7 +230,7 @@ export const SWAP_MOVES_SAME_TIME = 'same_time UInt8 DEFAULT 0'
  * FINAL: every delivery of a variant is looked at (a variant delivered twice gives two
  * tombstones, which collapse; the newer one outranks every delivery of it). This lookup
  * costs the direct insert through the views about a third of its rate against the lookup
- * of other times alone (README, Ingestion), not the end-to-end rate on this machine.
+ * of other times alone (docs/benchmarks.md, ingestion), not the end-to-end rate.
  *
  * - A version at another time than the insert's winner is retracted (same_time = 0): its
  *   tombstone, whose version is the new delivery's or just above that variant's newest
