@@ -7,8 +7,9 @@ export type HoldRefused = (table: string, err: unknown) => void
  * Runs a statistics run's writes with the background merges of `tables` held until it ends.
  * A full run writes its positions in slices (six on the benchmark's store). Merging them
  * while the later slices are still being folded takes cores the fold needs, and merges the
- * same rows again as more slices arrive. Held, they merge once, after the run. On the
- * benchmark's 10M store, alternated: 35.0–39.9 s → 28.8–33.6 s.
+ * same rows again as more slices arrive. Held, they merge once, after the run: a full run
+ * on the benchmark's 10M store took about a sixth less
+ * (docs/decisions/0002-held-merges-during-a-full-run.md).
  *
  * A hint only: where the server refuses it (no SYSTEM privilege, or a Distributed table on
  * a cluster, whose replicas merge on their own), the run goes on with merges running, and

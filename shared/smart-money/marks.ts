@@ -13,9 +13,9 @@ import { runWrite } from './run-write.js'
  * wallet_stats_marks (migration 16); readers value open positions at each token's latest
  * (open-positions.ts).
  *
- * Marks are found from the swaps, not from the positions, which carried each pair's
- * candidate until migration 20: an incremental run read those candidates with every carried
- * position (0.2 s of its lookup on the benchmark's store) and a full run wrote one per pair.
+ * Marks are found from the swaps, not carried as a candidate on every position (migration
+ * 20), which an incremental run would read with every carried position and a full run
+ * write for every pair.
  * A token's latest priced leg is nearly always recent, so the swaps of the last day
  * (swaps_by_time's time order) settle most tokens; only the others are looked for in the
  * whole history.

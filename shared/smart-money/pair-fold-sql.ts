@@ -16,8 +16,7 @@ import { STAT_WINDOWS, type StatWindow } from '../platform/smart-money-settings.
  * depends only on that position and the leg, so the outcomes are computed afterwards, for
  * all of a wallet's legs at once, and summed per window with one dot product against the
  * window's mask (legOutcomesSql, legsSum). Folding the outcomes and their 20 window sums in
- * the fold's own steps made every step build a tuple of 28: a full run's slice of 900,000
- * swaps (1.16 million pairs) took 2.8–3.7 s that way against 1.9–2.7 s this way, alternated.
+ * the fold's own steps made every step build a tuple of 28, about a third slower.
  */
 
 /** A leg as the fold takes it, and the order its pair's legs are folded in. */
@@ -107,15 +106,13 @@ export const FOLD_CHUNK_LEGS = 256
  * position before each leg, in an array per chunk).
  *
  * A fold that records the position before each leg copies those recorded so far at every
- * step: a pair of n legs costs n²/2 copies (one of 100,000 legs took 39 s in one fold, a
- * bot's million would take about an hour). The pairs are cut into chunks of FOLD_CHUNK_LEGS
- * legs; a fold over the chunks but the last, carrying only the position, finds where each
- * chunk starts (none for a pair of one chunk, nearly every pair), and each chunk records its
- * own: about n·128 + (n/256)²/2 copies (100,000 legs 3.0 s, a million 30 s: then the chain
- * of single steps finding the starts is what is left). Each leg is stepped in order with
- * the same arithmetic as in one fold, so the figures are the same to the last bit. On the
- * benchmark's store the folds took no longer than in one arrayFold each (a slice of 1.9
- * million swaps into Null: 2.25–2.65 s against 2.29–2.81 s, alternated).
+ * step: a pair of n legs costs n²/2 copies (a bot's million legs would take about an hour).
+ * The pairs are cut into chunks of FOLD_CHUNK_LEGS legs; a fold over the chunks but the
+ * last, carrying only the position, finds where each chunk starts (none for a pair of one
+ * chunk, nearly every pair), and each chunk records its own: about n·128 + (n/256)²/2
+ * copies. Each leg is stepped in order with the same arithmetic as in one fold, so the
+ * figures are the same to the last bit; pairs of one chunk cost what one fold did
+ * (docs/decisions/0011-long-pairs-folded-in-chunks.md).
  */
 export function pairFoldsSql(pairs: string, quantities: string, costs: string): string[] {
   // The last chunk's field by its column: chunk_folds[-1] would copy that chunk's recorded positions too.

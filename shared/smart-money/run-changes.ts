@@ -98,14 +98,13 @@ export async function walletsToRefold(clickhouse: ClickHouseClient, t: Tables, p
  * The live rows of the changed keys are those at a time after the previous run's (a key's
  * time is part of it) and those of the late keys: a changed key at an older time has a row
  * there that the previous run did not take. Without a late key (anyLateKeys: `late`) the
- * first suffice, and the time range alone picks the rows (0.05–0.12 → 0.04–0.05 s on the
- * benchmark's store).
+ * first suffice, and the time range alone picks the rows.
  *
  * The refolded wallets' rows are picked by PREWHERE, before FINAL merges them: both columns
  * are of the wallet path's sorting key, so every version of a key passes or fails together
  * and the result is FINAL's, but FINAL then merges only the wallets' rows instead of every
- * row of the granules they share with other wallets (57 wallets on the benchmark's store:
- * 0.32–0.40 s → 0.21–0.28 s).
+ * row of the granules they share with other wallets (about a third less for the
+ * benchmark's 57 refolded wallets).
  */
 export async function fillRunSwaps(clickhouse: ClickHouseClient, t: Tables, params: Record<string, unknown>, late: boolean): Promise<void> {
   const changed = late ? `(timestamp > {previous_as_of: ${DT}} OR (timestamp, hash, chain_id) IN ${LATE_KEYS(t)})` : `timestamp > {previous_as_of: ${DT}}`

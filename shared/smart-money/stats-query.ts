@@ -68,17 +68,14 @@ const laterOf = (x: string, y: string) => `if(${x} IS NULL OR ${y} > ${x}, ${y},
 
 /**
  * The INSERT of a run's rows, in wallet_stats' key order, so that the insert need not sort
- * them: on the benchmark's store a full run's step (400,000 rows) took 0.41–0.45 s sorted
- * by the query against 2.45–2.46 s sorted by the insert, alternated twice on fresh copies.
- * A full run writes each wallet's sums once: nothing to add up.
+ * them (sorted by the insert, a full run's 400,000 rows took 2.45 s instead of 0.45 s on the
+ * benchmark's store). A full run writes each wallet's sums once: nothing to add up.
  * An incremental run joins the previous rows of the wallets not refolded with its sums, in
  * one pass: a wallet it folded and had rows adds its sums to them, a wallet it did not fold
- * keeps its row (no sums: zeros), a refolded or new wallet has only its sums. One join
- * measured 0.05–0.1 s less than adding up a union and copying the others apart. Joined by
- * sorting on (window, wallet), the rows come out in wallet_stats' key order and the insert
- * need not sort them: on the benchmark's store the step took 0.68–0.77 s against
- * 0.65–0.88 s with a hash join (mean 0.72 against 0.79), and 0.53–0.65 s against 0.70–0.85 s
- * with a hash join then sorted by the query, alternated four times each.
+ * keeps its row (no sums: zeros), a refolded or new wallet has only its sums. One join is
+ * cheaper than adding up a union and copying the others apart. Joined by sorting on
+ * (window, wallet), the rows come out in wallet_stats' key order, so neither the join nor
+ * the insert sorts them again.
  */
 export function walletStatsInsertSql(t: Tables, incremental: boolean): string {
   const columns = WALLET_STATS_COLUMNS.join(', ')

@@ -13,10 +13,9 @@ export interface Slicing {
 }
 
 /**
- * Two million swaps a slice: on the benchmark's 10M store, alternated on fresh copies, a full
- * run took 29.4–35.6 s (mean 32.4) in six slices against 32.3–35.8 s (mean 34.8) in eleven of
- * a million (the fewer the slices, the fewer times a slice's fixed costs are paid); the process's
- * peak memory 1.75–1.8 GB against 1.35 GB (four million: 30.9 and 31.3 s, 2.9 GB).
+ * Two million swaps a slice: the fewer the slices, the fewer times a slice's fixed costs are
+ * paid, and two million kept a full run's peak memory under 1.8 GB on the benchmark's 10M
+ * store (docs/decisions/0010-two-million-swaps-a-slice.md).
  */
 const SLICING: Slicing = { swaps: 2_000_000, sampleEvery: 1_024 }
 

@@ -52,7 +52,7 @@ function statements(t: Tables): string[] {
   ]
 }
 
-/** Carried (wallet, token) positions, so that a run after new swaps folds only the pairs they touch (issue 13). */
+/** Carried (wallet, token) positions, so that a run after new swaps folds only the pairs they touch. */
 export const walletPositions: Migration = {
   version: 10,
   name: 'wallet_positions',

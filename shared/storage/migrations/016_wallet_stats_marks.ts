@@ -20,5 +20,5 @@ function statements(t: Tables): string[] {
   ]
 }
 
-/** The tokens' marks kept between statistics runs, so an incremental run values open positions without reading every position's candidate (issue 13). */
+/** The tokens' marks kept between statistics runs, so an incremental run values open positions without reading every position's candidate. */
 export const walletStatsMarks: Migration = { version: 16, name: 'wallet_stats_marks', statements }

@@ -35,7 +35,7 @@ function statements(t: Tables): string[] {
   ]
 }
 
-/** Each wallet's sums of a run written once, on its first pair's row, rather than on every pair (issue 13). */
+/** Each wallet's sums of a run written once, on its first pair's row, rather than on every pair. */
 export const walletSumsOnPositions: Migration = {
   version: 17,
   name: 'wallet_sums_on_positions',

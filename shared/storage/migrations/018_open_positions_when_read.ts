@@ -9,5 +9,5 @@ function statements(t: Tables): string[] {
   ]
 }
 
-/** Open positions valued by the readers, not stored by the statistics runs (issue 13). */
+/** Open positions valued by the readers, not stored by the statistics runs. */
 export const openPositionsWhenRead: Migration = { version: 18, name: 'open_positions_when_read', statements }

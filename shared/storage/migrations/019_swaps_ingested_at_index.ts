@@ -14,5 +14,5 @@ function statements(t: Tables): string[] {
   ]
 }
 
-/** A minmax index of ingested_at on swaps_by_time (issue 13). */
+/** A minmax index of ingested_at on swaps_by_time. */
 export const swapsIngestedAtIndex: Migration = { version: 19, name: 'swaps_ingested_at_index', statements }

@@ -9,7 +9,7 @@ function statements(t: Tables): string[] {
   ]
 }
 
-/** Marks found from the swaps rather than carried on every position (issue 13). */
+/** Marks found from the swaps rather than carried on every position. */
 export const marksFromSwaps: Migration = {
   version: 20,
   name: 'marks_from_swaps',

@@ -40,7 +40,7 @@ function statements(t: Tables): string[] {
 }
 
 /**
- * The carried positions in a new table keyed by raw address bytes (issue 13); the old one's
+ * The carried positions in a new table keyed by raw address bytes; the old one's
  * rows are not moved (the next statistics run is a full one) and it is dropped.
  */
 export const binaryPositionKeys: Migration = {

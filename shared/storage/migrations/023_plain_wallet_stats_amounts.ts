@@ -7,12 +7,11 @@ export const PLAIN_WALLET_STATS_AMOUNTS = ['volume_usd', 'matched_proceeds_usd',
 function statements(t: Tables): string[] {
   return [
     // Every statistics run writes a row per (wallet, window): 400,000 on the benchmark's store.
-    // Compressing amounts that do not compress was a tenth of that step (0.72 s against 0.65 s
-    // for an incremental run's rows, alternated eight times); new parts are written plain,
-    // stored ones keep LZ4 until they merge.
+    // Compressing amounts that do not compress was a tenth of that step; new parts are
+    // written plain, stored ones keep LZ4 until they merge.
     `ALTER TABLE ${t.walletStats} ${PLAIN_WALLET_STATS_AMOUNTS.map((c) => `MODIFY COLUMN ${c} Float64 CODEC(NONE)`).join(', ')}`,
   ]
 }
 
-/** wallet_stats' USD amounts stored without compression (issue 13). */
+/** wallet_stats' USD amounts stored without compression. */
 export const plainWalletStatsAmounts: Migration = { version: 23, name: 'plain_wallet_stats_amounts', statements }
