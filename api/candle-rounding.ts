@@ -1,18 +1,7 @@
 import type { Candle } from '../shared/records/domain.js'
+import { roundValue } from './number-rounding.js'
 
-/**
- * Significant digits a served price or volume keeps. The stored values are doubles
- * derived from USD values with cents and decimal-adjusted amounts (a division per
- * observation, a sum per candle), so digits past the 12th are floating-point noise
- * (`89467.47000000002`), not data.
- */
-export const SIGNIFICANT_DIGITS = 12
-
-export function roundValue(value: number): number {
-  return Number(value.toPrecision(SIGNIFICANT_DIGITS))
-}
-
-/** A candle as served: prices and volume to 12 significant digits, time untouched. */
+/** A candle as served: prices and volume to 12 significant digits (number-rounding.ts), time untouched. */
 export function roundCandle(candle: Candle): Candle {
   return {
     time: candle.time,

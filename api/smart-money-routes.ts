@@ -7,6 +7,7 @@ import { emptyWalletStats, NO_OPEN_POSITIONS, type OpenPositions, type WalletWin
 import { getSmartMoneyRules, getWalletProfile, listTrackedWallets } from './contract/endpoints/smart-money.js'
 import { parseRequest } from './contract/request-parsing.js'
 import { badRequest } from './http-error.js'
+import { roundNullable, roundValue } from './number-rounding.js'
 import type { SmartMoneyRepository } from './smart-money-repository.js'
 import { KeptTrackedSet } from './kept-tracked-set.js'
 import { trackedWalletsOf, TrackedWalletsView } from './tracked-wallets-view.js'
@@ -20,19 +21,20 @@ export interface SmartMoneyDeps {
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
 
+/** The USD figures and ratios to 12 significant digits (number-rounding.ts); counts and times as they are. */
 function windowStatsJson(s: WindowStats) {
   return {
     trades: s.trades,
     trades_without_usd: s.tradesWithoutUsd,
-    volume_usd: s.volumeUsd,
-    realized_pnl_usd: s.realizedPnlUsd,
-    closed_cost_usd: s.closedCostUsd,
-    matched_proceeds_usd: s.matchedProceedsUsd,
-    unmatched_proceeds_usd: s.unmatchedProceedsUsd,
-    roi: s.roi,
+    volume_usd: roundValue(s.volumeUsd),
+    realized_pnl_usd: roundValue(s.realizedPnlUsd),
+    closed_cost_usd: roundValue(s.closedCostUsd),
+    matched_proceeds_usd: roundValue(s.matchedProceedsUsd),
+    unmatched_proceeds_usd: roundValue(s.unmatchedProceedsUsd),
+    roi: roundNullable(s.roi),
     positions_reduced: s.positionsReduced,
     positions_won: s.positionsWon,
-    win_rate: s.winRate,
+    win_rate: roundNullable(s.winRate),
     tokens_traded: s.tokensTraded,
     first_trade: iso(s.firstTradeMs),
     last_trade: iso(s.lastTradeMs),
@@ -88,7 +90,7 @@ export function smartMoneyRouter(deps: SmartMoneyDeps): Router {
               .map((rule) => verdictJson(rule.kind === 'top' ? judgeTop(rule, r.stats!, view.rank(rule.id, r.wallet)) : judgeThreshold(rule, r.stats!)))
           : [],
         stats: r.stats ? windowStatsJson(r.stats.windows[query.window]) : null,
-        unrealized_pnl_usd: valued.get(r.wallet)?.unrealizedPnlUsd ?? null,
+        unrealized_pnl_usd: roundNullable(valued.get(r.wallet)?.unrealizedPnlUsd ?? null),
       })),
       summary: { window: query.window, computed_at: run ? iso(run.computedAtMs) : null },
       pagination: { total: rows.length, limit: query.limit, offset: query.offset },
@@ -123,7 +125,7 @@ export function smartMoneyRouter(deps: SmartMoneyDeps): Router {
         labels,
         computed_at: run ? iso(run.computedAtMs) : null,
         windows: Object.fromEntries(Object.entries(stats.windows).map(([w, s]) => [w, windowStatsJson(s)])),
-        unrealized_pnl_usd: open.unrealizedPnlUsd,
+        unrealized_pnl_usd: roundValue(open.unrealizedPnlUsd),
         open_positions: open.openPositions,
         rules: verdicts.map(verdictJson),
       },
@@ -166,5 +168,5 @@ async function buildView(deps: SmartMoneyDeps, run: WalletStatsRun | null, liste
 }
 
 function verdictJson(v: RuleVerdict) {
-  return { rule: v.rule, window: v.window, passes: v.passes, checks: v.checks }
+  return { rule: v.rule, window: v.window, passes: v.passes, checks: v.checks.map((c) => ({ ...c, value: roundNullable(c.value) })) }
 }

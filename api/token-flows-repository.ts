@@ -1,6 +1,7 @@
 import type { ClickHouseClient } from '../shared/storage/clickhouse.js'
 import type { TokenRef } from '../shared/records/domain.js'
 import { toDecimalAmount } from '../shared/records/amounts.js'
+import { roundValue } from './number-rounding.js'
 import { queryRows } from '../shared/storage/query-rows.js'
 import type { Tables } from '../shared/storage/tables.js'
 import type { ReadOptions, VersionedResults } from './versioned-results.js'
@@ -82,7 +83,7 @@ export class TokenFlowsRepository {
     const side = (raw: string, usd: number, swaps: string | number, wallets: string | number): FlowSide => ({
       amount_raw: raw,
       amount: toDecimalAmount(raw, token.decimals),
-      value_usd: usd,
+      value_usd: roundValue(usd),
       swaps: Number(swaps),
       wallets: Number(wallets),
     })
@@ -99,7 +100,7 @@ export class TokenFlowsRepository {
       net: {
         amount_raw: netRaw.toString(),
         amount: netAmount === null ? null : netRaw < 0n ? -netAmount : netAmount,
-        value_usd: row.bought_usd - row.sold_usd,
+        value_usd: roundValue(row.bought_usd - row.sold_usd),
       },
       top_buyers: row.top_buyers.map(walletFlow),
       top_sellers: row.top_sellers.map(walletFlow),
@@ -145,10 +146,10 @@ export class TokenFlowsRepository {
 function walletFlow([wallet, net, boughtRaw, soldRaw, boughtUsd, soldUsd]: FlowRow['top_buyers'][number]): WalletFlow {
   return {
     wallet_address: wallet,
-    net_value_usd: net,
+    net_value_usd: roundValue(net),
     bought_amount_raw: boughtRaw,
     sold_amount_raw: soldRaw,
-    bought_value_usd: boughtUsd,
-    sold_value_usd: soldUsd,
+    bought_value_usd: roundValue(boughtUsd),
+    sold_value_usd: roundValue(soldUsd),
   }
 }

@@ -5,6 +5,7 @@ import { HOLDING_COLUMNS } from './csv-columns.js'
 import { sendListPage } from './csv-format.js'
 import type { HoldingsRepository } from './holdings-repository.js'
 import type { TokenDirectory } from './token-directory.js'
+import { roundValue } from './number-rounding.js'
 import { readOptionsOf } from './versioned-results.js'
 import { isServed, notServedHint, type ServedWallets } from './served-wallets.js'
 
@@ -24,15 +25,16 @@ export function walletsRouter(holdings: HoldingsRepository, directory: TokenDire
     const result = await holdings.listOfWallet(params.address, page, readOptionsOf(req), served)
     const message = isServed(served, params.address) ? undefined : notServedHint(params.address, 'holdings')
     const pagination = { ...page, total: result.total }
+    const totalValueUsd = roundValue(result.totalValueUsd)
     if (query.format === 'csv') {
-      res.setHeader('X-Total-Value-Usd', String(result.totalValueUsd))
+      res.setHeader('X-Total-Value-Usd', String(totalValueUsd))
       await sendListPage(res, query.format, HOLDING_COLUMNS, { rows: result.holdings, pagination, message })
       return
     }
     res.json({
       status: 'success',
       result: result.holdings,
-      summary: { wallet_address: params.address, total_value_usd: result.totalValueUsd, holdings_without_value: result.withoutValue },
+      summary: { wallet_address: params.address, total_value_usd: totalValueUsd, holdings_without_value: result.withoutValue },
       pagination,
       ...(message === undefined ? {} : { message }),
     })

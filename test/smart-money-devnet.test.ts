@@ -106,7 +106,8 @@ describe('smart money on the devnet', () => {
       const stats = w.stats!
       expect(stats.trades, w.wallet_address).toBe(mined.length)
       expect(Math.abs(stats.realized_pnl_usd - expected.realizedUsd), w.wallet_address).toBeLessThanOrEqual(0.005 * mined.length)
-      expect([stats.positions_reduced, stats.win_rate]).toEqual([expected.reduced, expected.won / expected.reduced])
+      // Ratios are served to 12 significant digits (api/number-rounding.ts).
+      expect([stats.positions_reduced, stats.win_rate]).toEqual([expected.reduced, Number((expected.won / expected.reduced).toPrecision(12))])
       const profile = await profileOf(w.wallet_address)
       expect(profile.windows['30d'].realized_pnl_usd).toBe(stats.realized_pnl_usd)
     }
