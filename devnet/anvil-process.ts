@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process'
+import { createServer } from 'node:net'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 
@@ -16,8 +17,12 @@ export interface AnvilOptions {
   blockTime?: number
   /** Unlocked, funded default accounts (anvil's --accounts). */
   accounts?: number
-  /** The first block's time (seconds); later blocks follow the clock from there. */
+  /** The first block's time (seconds); later blocks follow the clock from there (with `loadState`: the first new block's). */
   timestamp?: number
+  /** Start from a state anvil saved (`dumpState`): its accounts, blocks and logs. */
+  loadState?: string
+  /** Where anvil saves its state, historical states included, when it stops. */
+  dumpState?: string
 }
 
 export function anvilBinary(): string {
@@ -29,6 +34,8 @@ export async function startAnvil(options: AnvilOptions): Promise<AnvilChain> {
   const args = ['--port', String(options.port), ...(process.env.ANVIL_LOG ? [] : ['--silent']), '--accounts', String(options.accounts ?? 10), '--balance', '1000000', '--gas-limit', '1000000000']
   if (options.blockTime !== undefined) args.push('--block-time', String(options.blockTime))
   if (options.timestamp !== undefined) args.push('--timestamp', String(options.timestamp))
+  if (options.loadState !== undefined) args.push('--load-state', options.loadState)
+  if (options.dumpState !== undefined) args.push('--dump-state', options.dumpState, '--preserve-historical-states')
   const child = spawn(anvilBinary(), args, { stdio: ['ignore', process.env.ANVIL_LOG ? 'inherit' : 'ignore', 'pipe'] })
   let stderr = ''
   child.stderr?.on('data', (chunk: Buffer) => {
@@ -56,6 +63,18 @@ export async function startAnvil(options: AnvilOptions): Promise<AnvilChain> {
         child.kill('SIGTERM')
       }),
   }
+}
+
+/** A port the OS has just handed out. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address()
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))))
+    })
+  })
 }
 
 async function answers(url: string): Promise<boolean> {

@@ -2,6 +2,7 @@ import type { Address } from 'viem'
 import { startAnvil, type AnvilChain } from './anvil-process.js'
 import { devnetClient, type DevnetClient } from './chain-client.js'
 import { deployDevnet, type DevnetDeployment } from './deploy-devnet.js'
+import { savedDevnet } from './saved-devnet.js'
 import { prng, setupTraders, tradeRound, type Trader } from './traders.js'
 
 export interface DevnetOptions {
@@ -11,8 +12,17 @@ export interface DevnetOptions {
   /** Seconds per block while trading; 0: no trading loop (the caller mines). */
   blockTimeSeconds: number
   seed?: number
-  /** The chain's first block time (seconds), e.g. hours ago so that its trades fall in closed candles. */
+  /**
+   * The chain's first block time (seconds), e.g. hours ago so that its trades fall in closed
+   * candles. With `savedStateDir`: the time of the block mined after loading the deployment,
+   * whose own blocks are older (devnet/saved-devnet.ts).
+   */
   genesisTimestamp?: number
+  /**
+   * A directory where the deployment (wallets funded) is saved once per wallets and tokens
+   * count and loaded from then on instead of deployed (devnet/saved-devnet.ts); the tests share one per run.
+   */
+  savedStateDir?: string
 }
 
 export interface Devnet {
@@ -28,13 +38,18 @@ export interface Devnet {
 
 /** Starts anvil, deploys the market, funds the wallets and (with a block time) trades every block. */
 export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
-  const chain = await startAnvil({ port: options.port, accounts: options.wallets + 1, timestamp: options.genesisTimestamp })
+  const saved = options.savedStateDir === undefined ? undefined : await savedDevnet(options.savedStateDir, options.wallets, options.tokens)
+  const chain = await startAnvil({ port: options.port, accounts: options.wallets + 1, timestamp: options.genesisTimestamp, loadState: saved?.statePath })
   const client = devnetClient(chain.url)
   let timer: NodeJS.Timeout | undefined
   try {
-    const deployment = await deployDevnet(client, chain.url, options.tokens)
-    const accounts = await client.getAddresses()
-    const traders = await setupTraders(client, chain.url, deployment, accounts.slice(1, options.wallets + 1) as Address[])
+    const { deployment, traders } = saved ?? (await deployAndFund(client, chain.url, options))
+    if (saved) {
+      // As a deployment leaves it: automine off (the caller mines), and the head dated at the
+      // genesis (or now), not at the saved blocks' time: one empty block more than a deployment.
+      await client.setAutomine(false)
+      await client.mine({ blocks: 1 })
+    }
     if (options.blockTimeSeconds > 0) {
       await client.setIntervalMining({ interval: options.blockTimeSeconds })
       const random = prng(options.seed ?? 1)
@@ -66,6 +81,13 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
     await chain.stop()
     throw err
   }
+}
+
+async function deployAndFund(client: DevnetClient, url: string, options: DevnetOptions): Promise<{ deployment: DevnetDeployment; traders: Trader[] }> {
+  const deployment = await deployDevnet(client, url, options.tokens)
+  const accounts = await client.getAddresses()
+  const traders = await setupTraders(client, url, deployment, accounts.slice(1, options.wallets + 1) as Address[])
+  return { deployment, traders }
 }
 
 /** The follower's settings for a deployment (see shared/platform/config.ts). */

@@ -1,4 +1,5 @@
 import type { Address, Hex } from 'viem'
+import { inject } from 'vitest'
 import { sendBatch } from '../../devnet/chain-client.js'
 import type { DeployedToken } from '../../devnet/deploy-devnet.js'
 import { followerEnvOf, startDevnet, type Devnet } from '../../devnet/devnet.js'
@@ -27,7 +28,7 @@ export interface FollowerHarness {
 export { freePort } from './private-redis.js'
 
 export async function startFollowerHarness(env: Record<string, string> = {}, wallets = 4, genesisTimestamp?: number, tokens = 3): Promise<FollowerHarness> {
-  const devnet = await startDevnet({ port: await freePort(), wallets, tokens, blockTimeSeconds: 0, genesisTimestamp })
+  const devnet = await startDevnet({ port: await freePort(), wallets, tokens, blockTimeSeconds: 0, genesisTimestamp, savedStateDir: inject('devnetStateDir') })
   const runtime = await createTestRuntime({
     ...followerEnvOf(devnet.url, devnet.deployment),
     FOLLOW_POLL_MS: '50',
