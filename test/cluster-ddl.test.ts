@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { loadConfig } from '../shared/platform/config.js'
 import { queryRows } from '../shared/storage/query-rows.js'
+import { baseline } from '../shared/storage/migrations/026_baseline.js'
 import { migrations } from '../shared/storage/migrations/index.js'
 import { bootstrapDdl, migrationDdl, runsDataStep } from '../shared/storage/migrations/migration-ddl.js'
 import { clusterDdl, ClusterDdlError, KEEPER_PATH } from '../shared/storage/schema/cluster-ddl.js'
@@ -10,7 +11,7 @@ import { createTestRuntime, type TestRuntime } from './support/runtime.js'
 
 /**
  * The cluster variant of the schema (CLICKHOUSE_CLUSTER), generated for every migration
- * and checked statement by statement; ClickHouse's own parser (formatQuery) reads each one,
+ * (the baseline and any after it) and checked statement by statement; ClickHouse's own parser (formatQuery) reads each one,
  * and each sharding key is evaluated against the table it shards. No cluster runs here
  * (no Keeper, no second server): what a real cluster does with the DDL is not tested.
  * And without a cluster the DDL is exactly what it was before the variant existed.
@@ -172,15 +173,34 @@ describe('cluster DDL (CLICKHOUSE_CLUSTER)', () => {
     expect(moves.body).toMatch(/FROM smart_money\.swap_locations_local\b/) // the retraction lookup reads its own shard
   })
 
-  it('a cluster store is created at the current layout: no first swaps table, holdings keyed by token, no layout moves', () => {
+  it('the baseline has a cluster variant of every table and view it creates on one node', () => {
+    const singleNode = baseline.statements(t)
+    const names = (pattern: RegExp) => singleNode.flatMap((sql) => [...sql.matchAll(pattern)].map((m) => m[1]!)).sort()
+    const tables = names(/^CREATE TABLE IF NOT EXISTS smart_money\.(\w+) \(/g)
+    const views = names(/^CREATE MATERIALIZED VIEW IF NOT EXISTS smart_money\.(\w+) TO /g)
+    expect(tables.length + views.length).toBe(singleNode.length)
+    const { locals, distributed, views: clusterViews } = parse(migrationDdl(baseline, t, layout))
+    expect([...distributed.keys()].sort()).toEqual(tables)
+    expect([...locals.keys()].sort()).toEqual(tables.map((name) => `${name}_local`).sort())
+    expect(clusterViews.map((v) => v.name).sort()).toEqual(views)
+  })
+
+  it('a cluster store gets the schema of one node: holdings keyed by token, the run swaps replicated (in memory on one node), plain amounts on the stored table, the store id written', () => {
     const { locals } = parse(allClusterStatements())
     expect(locals.has('swaps_local')).toBe(false)
     expect(locals.get('holdings_local')!.rest).toBe('ORDER BY (contract_address, wallet_address)')
-    const byVersion = new Map(migrations.map((m) => [m.version, m]))
-    expect(runsDataStep(byVersion.get(2)!, layout)).toBe(false)
-    expect(runsDataStep(byVersion.get(3)!, layout)).toBe(false)
-    expect(runsDataStep(byVersion.get(2)!, { cluster: null })).toBe(true)
-    expect(runsDataStep(byVersion.get(4)!, layout)).toBe(true)
+    // A Memory table is one server's: on a cluster the swaps a run folds are a replicated table.
+    expect(locals.get('wallet_run_swaps_local')).toMatchObject({ engine: 'ReplicatedMergeTree', rest: 'ORDER BY (wallet_address, timestamp)' })
+    expect(baseline.statements(t).find((sql) => sql.includes('smart_money.wallet_run_swaps '))).toMatch(/ENGINE = Memory$/)
+    expect(locals.get('swaps_by_time_local')!.rest).toContain('PARTITION BY toYYYYMM(timestamp)')
+    // wallet_stats' plain amounts: the codec on the local table, which stores them, not on the Distributed one.
+    const codecs = allClusterStatements().filter((sql) => /^ALTER TABLE smart_money\.wallet_stats(_local)? /.test(sql))
+    expect(codecs).toHaveLength(2)
+    expect(codecs[0]).toMatch(/^ALTER TABLE smart_money\.wallet_stats_local ON CLUSTER \w+ MODIFY COLUMN volume_usd Float64 CODEC\(NONE\), /)
+    expect(codecs[1]).toMatch(/^ALTER TABLE smart_money\.wallet_stats ON CLUSTER \w+ MODIFY COLUMN volume_usd Float64, /)
+    expect(codecs[1]).not.toContain('CODEC')
+    expect(runsDataStep(baseline, layout)).toBe(true)
+    expect(runsDataStep(baseline, { cluster: null })).toBe(true)
   })
 
   it('a column change reaches the local and the Distributed table; the database is created on every server', () => {
@@ -226,15 +246,13 @@ describe('cluster DDL (CLICKHOUSE_CLUSTER)', () => {
     }
   })
 
-  it('without CLICKHOUSE_CLUSTER the DDL is unchanged: each migration its own statements, and migrations 1-5 exactly as before the cluster variant', () => {
+  it('without CLICKHOUSE_CLUSTER the DDL is unchanged: each migration its own statements, and the migrations table exactly as every store has it', () => {
     expect(loadConfig({}).storage.cluster).toBeNull()
     const none = { cluster: null }
     for (const migration of migrations) expect(migrationDdl(migration, t, none)).toEqual(migration.statements(t))
     const before = JSON.parse(readFileSync(new URL('./fixtures/single-node-ddl.json', import.meta.url), 'utf8')) as Record<string, string[]>
-    const now: Record<string, string[]> = { '0_bootstrap': bootstrapDdl(t, none) }
-    for (const m of migrations) if (m.version <= 5) now[`${m.version}_${m.name}`] = migrationDdl(m, t, none)
-    expect(now).toEqual(before)
-    for (const sql of Object.values(now).flat()) expect(sql).not.toMatch(/ON CLUSTER|Replicated|Distributed/)
+    expect({ '0_bootstrap': bootstrapDdl(t, none) }).toEqual(before)
+    for (const sql of [...bootstrapDdl(t, none), ...migrations.flatMap((m) => migrationDdl(m, t, none))]) expect(sql).not.toMatch(/ON CLUSTER|Replicated|Distributed/)
   })
 
   it('CLICKHOUSE_CLUSTER is a plain identifier and needs a ClickHouse server', () => {

@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { INGESTED_AT_INDEX } from '../shared/storage/migrations/019_swaps_ingested_at_index.js'
 import { queryRows } from '../shared/storage/query-rows.js'
+import { INGESTED_AT_INDEX } from '../shared/storage/schema/swaps-schema.js'
 import { anyUnseenSwaps, recordSeenSwaps, SEEN_ROW_ID } from '../shared/smart-money/seen-swaps.js'
 import { addressFor, hashFor, insertSwaps, type SwapRowInput } from './support/factories.js'
 import { createTestRuntime, type TestRuntime } from './support/runtime.js'
 
 const T0 = Date.UTC(2026, 10, 1)
 const RUN_AT = T0 + 60_000
+const MINUTE = 60_000
 
 function swap(i: number, ingestedAt: number): SwapRowInput {
   return {
@@ -65,5 +66,29 @@ describe('seen swaps', () => {
       { since: '2026-11-01 00:00:09.001' },
     )
     expect(plan.map((r) => r.explain.trim())).toContain(`Name: ${INGESTED_AT_INDEX}`)
+  })
+
+  it('keeps the ids a run recorded an hour: older ones are dropped, recent ones kept', async () => {
+    const table = rt.tables.walletStatsSeenSwaps
+    const insertId = (name: string, agoMs: number) =>
+      rt.clickhouse.command({
+        query: `INSERT INTO ${table} (computed_at, row_id, recorded_at)
+          SELECT fromUnixTimestamp64Milli({computed_at: Int64}, 'UTC'), sipHash128({name: String}), now() - toIntervalSecond({ago_s: UInt32})`,
+        query_params: { computed_at: T0, name, ago_s: Math.round(agoMs / 1000) },
+      })
+    await rt.clickhouse.command({ query: `TRUNCATE TABLE ${table}` })
+    await insertId('kept-recent', MINUTE)
+    await insertId('kept-old', 2 * 60 * MINUTE)
+    const ids = async () =>
+      (await queryRows<{ recent: number }>(rt.clickhouse, `SELECT row_id = sipHash128('kept-recent') AS recent FROM ${table}`)).map((r) => Number(r.recent))
+    // Expired rows go when their part is next looked at by a merge; this asks for one.
+    await rt.clickhouse.command({ query: `OPTIMIZE TABLE ${table} FINAL` })
+    const deadline = Date.now() + 20_000
+    let kept = await ids()
+    while (kept.length > 1 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      kept = await ids()
+    }
+    expect(kept).toEqual([1])
   })
 })

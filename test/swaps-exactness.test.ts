@@ -1,7 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { migrate } from '../shared/storage/migrate.js'
-import { coreTables } from '../shared/storage/migrations/001_core_tables.js'
-import { migrations } from '../shared/storage/migrations/index.js'
+import { queryRows } from '../shared/storage/query-rows.js'
 import { addressFor, hashFor, insertSwaps, insertTokens } from './support/factories.js'
 import { getJson, startTestApi, type TestApi } from './support/http.js'
 import { createTestRuntime, type TestRuntime } from './support/runtime.js'
@@ -226,8 +224,23 @@ describe('swaps on the time-ordered layout', () => {
   })
 })
 
-describe('migration 2 on a store of the first layout', () => {
+/**
+ * Each leg of the token path carries its swap's wallet (a token's page of the served wallets
+ * picks its keys there): the live legs are exactly each live swap's tokens with the wallet
+ * swaps_by_time serves for it, through re-deliveries, a move and a same-time re-delivery
+ * with another wallet and token.
+ */
+describe('the token path carries each swap\'s wallet', () => {
   let rt: TestRuntime
+  const tokens = [addressFor('lw-a'), addressFor('lw-b'), addressFor('lw-c')]
+  const wallets = [addressFor('lw-w0'), addressFor('lw-w1'), addressFor('lw-w2')]
+  const rows = Array.from({ length: 30 }, (_, i) => ({
+    hash: hashFor(`lw-${i}`),
+    timestamp: T0 + i * 600_000,
+    wallet_address: wallets[i % 3],
+    token_sold_address: tokens[i % 3],
+    token_bought_address: tokens[(i + 1) % 3],
+  }))
   beforeAll(async () => {
     rt = await createTestRuntime()
   })
@@ -235,29 +248,31 @@ describe('migration 2 on a store of the first layout', () => {
     await rt?.cleanup()
   })
 
-  it('moves every swap once into the time-ordered tables and drops the old table', async () => {
-    const db = `${rt.tables.database}_old`
-    const tables = { ...rt.tables, ...Object.fromEntries(Object.entries(rt.tables).map(([k, v]) => [k, v.replace(rt.tables.database, db)])) }
-    tables.database = db
-    await migrate(rt.clickhouse, tables, [coreTables])
-    const row = (i: number, ingested: number) => ({
-      chain_id: 1, hash: hashFor(`m-${i}`), block_number: i, timestamp: T0 + i * 1000, wallet_address: addressFor('w'),
-      token_sold_address: addressFor('a'), token_sold_amount: '1', token_bought_address: addressFor('b'),
-      token_bought_amount: '2', value_usd: 1, dex: null, ingested_at: ingested,
-    })
-    const old = Array.from({ length: 20 }, (_, i) => row(i, 1))
-    await rt.clickhouse.insert({ table: tables.legacySwaps, values: old, format: 'JSONEachRow' })
-    // A re-delivery at another time, unmerged: the latest one is what moves.
-    await rt.clickhouse.insert({ table: tables.legacySwaps, values: [{ ...row(0, 2), timestamp: T0 + DAY }], format: 'JSONEachRow' })
-    expect(await migrate(rt.clickhouse, tables, migrations)).toContain(2)
-    const rs = await rt.clickhouse.query({
-      query: `SELECT count() AS n, countIf(timestamp = fromUnixTimestamp64Milli({moved:Int64}, 'UTC')) AS moved,
-                (SELECT count() FROM system.tables WHERE database = {db:String} AND name = 'swaps') AS legacy
-              FROM ${tables.swaps} FINAL`,
-      query_params: { moved: T0 + DAY, db },
-      format: 'JSONEachRow',
-    })
-    expect((await rs.json())[0]).toEqual({ n: '20', moved: '1', legacy: '0' })
-    await rt.clickhouse.command({ query: `DROP DATABASE IF EXISTS ${db}` })
+  const legs = async (query: string) => (await queryRows<{ leg: string }>(rt.clickhouse, query)).map((l) => l.leg)
+  /** The live legs: token, key and wallet. */
+  const liveLegs = () =>
+    legs(`SELECT concat(token_address, ' ', toString(timestamp), ' ', hash, ' ', wallet_address) AS leg FROM ${rt.tables.swapLegs} FINAL WHERE NOT is_deleted ORDER BY leg`)
+  /** What the live legs must be: each live swap's tokens, with its wallet. */
+  const expectedLegs = () =>
+    legs(`SELECT concat(token_address, ' ', toString(timestamp), ' ', hash, ' ', wallet_address) AS leg FROM ${rt.tables.swaps} FINAL
+      ARRAY JOIN arrayDistinct([token_sold_address, token_bought_address]) AS token_address ORDER BY leg`)
+
+  it('the views write each leg with its wallet, and a same-time re-delivery with another wallet moves its legs', async () => {
+    await insertSwaps(rt, rows)
+    expect(await expectedLegs()).toHaveLength(60)
+    expect(await liveLegs()).toEqual(await expectedLegs())
+    const later = Date.now() + 1_000
+    await insertSwaps(rt, [
+      { ...rows[1]!, ingested_at: later }, // the same again
+      { ...rows[2]!, timestamp: T0 + 5 * HOUR, ingested_at: later }, // moved to another hour
+      { ...rows[3]!, wallet_address: wallets[2], token_bought_address: tokens[2], ingested_at: later }, // same time, another wallet and token
+    ])
+    const late = { hash: hashFor('lw-late'), timestamp: T0 + 7 * HOUR, wallet_address: wallets[1], token_sold_address: tokens[0], token_bought_address: tokens[1] }
+    await insertSwaps(rt, [late])
+    await insertSwaps(rt, [{ ...rows[4]!, wallet_address: wallets[0], ingested_at: Date.now() + 5_000 }])
+    const live = await liveLegs()
+    expect(live).toEqual(await expectedLegs())
+    expect(live.filter((l) => l.includes(late.hash))).toHaveLength(2)
+    expect(live.filter((l) => l.includes(rows[4]!.hash)).every((l) => l.endsWith(wallets[0]!))).toBe(true)
   })
 })

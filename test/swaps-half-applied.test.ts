@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { swapVersionsFirst } from '../shared/storage/migrations/009_swap_versions_first.js'
 import { queryRows } from '../shared/storage/query-rows.js'
 import { addressFor, hashFor, insertSwaps, swapRowValues, type SwapRowInput } from './support/factories.js'
 import { getJson, startTestApi, type TestApi } from './support/http.js'
@@ -116,25 +115,27 @@ describe('swaps after a half-applied insert', () => {
     expectOnlyLive(await live(hash), now)
   })
 
-  it('migration 9 repairs a store the earlier layout left doubled: the latest delivery stays, its location is stored', async () => {
+  it('a re-delivery at the same time with another wallet retracts the replaced wallet\'s row even when its location was merged before its rows arrived', async () => {
     const hash = hashFor('half-5')
-    const first = version(hash, 1)
-    const latest = version(hash, 11)
-    // As the earlier layout's half-applied insert left it: both rows live, no location of the latest.
+    const first = version(hash, 3)
     await insertSwaps(rt, [first])
-    await rt.clickhouse.insert({ table: rt.tables.swaps, values: swapRowValues([latest]), format: 'JSONEachRow' })
-    expect((await live(hash)).byTime).toHaveLength(2)
-    await swapVersionsFirst.run!(rt.clickhouse, rt.tables)
-    expectOnlyLive(await live(hash), latest)
-    const located = await queryRows<{ n: string }>(
+    const changed = version(hash, 3, { wallet_address: addressFor('half-other-wallet') })
+    // Step 1, then a merge of the locations, then step 2: every variant's location survives the merge.
+    await locationsOnly(changed)
+    await rt.clickhouse.command({ query: `OPTIMIZE TABLE ${rt.tables.swapLocations} FINAL` })
+    const variants = await queryRows<{ wallet_address: string }>(
       rt.clickhouse,
-      `SELECT count() AS n FROM ${rt.tables.swapLocations} WHERE hash = {hash:String} AND timestamp = fromUnixTimestamp64Milli({t:Int64}, 'UTC')`,
-      { hash, t: latest.timestamp },
+      `SELECT DISTINCT wallet_address FROM ${rt.tables.swapLocations} WHERE hash = {hash:String} ORDER BY wallet_address`,
+      { hash },
     )
-    expect(Number(located[0]!.n)).toBeGreaterThan(0)
-    // Then a new version retracts the repaired one as any other.
-    const next = version(hash, -6)
-    await insertSwaps(rt, [next])
-    expectOnlyLive(await live(hash), next)
+    expect(variants.map((v) => v.wallet_address)).toEqual([first.wallet_address, changed.wallet_address].sort())
+    await insertSwaps(rt, [changed])
+    expectOnlyLive(await live(hash), changed)
+    const wallets = await queryRows<{ wallet_address: string }>(
+      rt.clickhouse,
+      `SELECT wallet_address FROM ${rt.tables.swapsByWallet} FINAL WHERE hash = {hash:String}`,
+      { hash },
+    )
+    expect(wallets.map((w) => w.wallet_address)).toEqual([changed.wallet_address])
   })
 })

@@ -1,13 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { walletRows } from '../shared/storage/migrations/011_wallet_rows.js'
-import { queryRows } from '../shared/storage/query-rows.js'
 import { addressFor, hashFor, insertSwaps, type SwapRowInput } from './support/factories.js'
 import { getJson, startTestApi, type TestApi } from './support/http.js'
 import { createTestRuntime, type TestRuntime } from './support/runtime.js'
 
 /**
- * The wallet path holds whole rows (migration 11): a store of the earlier layout (keys only,
- * in swaps_by_wallet) is moved by filling the new table from swaps_by_time, and a wallet's
+ * The wallet path holds whole rows (swap_rows_by_wallet): a wallet's
  * pages (alone, with a token filter, by offset and by cursor) are the same swaps, in the
  * same order, with the same totals, as the time path filtered by hand.
  */
@@ -108,21 +105,5 @@ describe('wallet pages from whole rows, token pages by hours', () => {
       expect(body.pagination.total).toBe(want.length)
       expect((body.result as Array<{ hash: string }>).map((s) => s.hash)).toEqual(want)
     }
-  })
-
-  it('migration 11 moves a store of the keys-only layout: the wallet rows filled from swaps_by_time, the old table and view dropped', async () => {
-    const t = rt.tables
-    // The earlier layout: the wallet path empty of whole rows, the keys-only table beside it.
-    await rt.clickhouse.command({ query: `TRUNCATE TABLE ${t.swapsByWallet}` })
-    await rt.clickhouse.command({
-      query: `CREATE TABLE ${t.legacySwapsByWallet} (wallet_address String, timestamp DateTime64(3, 'UTC'), hash String, chain_id UInt32, ingested_at DateTime64(3, 'UTC'), is_deleted UInt8 DEFAULT 0) ENGINE = ReplacingMergeTree(ingested_at, is_deleted) ORDER BY (wallet_address, timestamp, hash, chain_id)`,
-    })
-    expect((await walk(`address=${wallet}`)).total).toBe(0)
-    await walletRows.run!(rt.clickhouse, t)
-    await walletRows.run!(rt.clickhouse, t) // re-run after completion: nothing to do
-    const mine = expected((r) => r.wallet_address === wallet)
-    expect(await walk(`address=${wallet}`)).toEqual({ hashes: mine, total: mine.length })
-    const left = await queryRows<{ n: string }>(rt.clickhouse, `SELECT count() AS n FROM system.tables WHERE database = {db:String} AND name = 'swaps_by_wallet'`, { db: t.database })
-    expect(Number(left[0]!.n)).toBe(0)
   })
 })

@@ -2,13 +2,13 @@ import { randomUUID } from 'node:crypto'
 import type { ClickHouseClient } from './clickhouse.js'
 import type { Tables } from './tables.js'
 
-/** The table holding the store's id (created by migration 5). */
+/** The table holding the store's id (schema/store-identity-schema.ts). */
 export function storeIdentityTable(t: Tables): string {
   return `${t.database}.store_identity`
 }
 
 /**
- * The store's id: a random UUID written once into `store_identity` (migration 5). Should
+ * The store's id: a random UUID written once into `store_identity` when the store is created. Should
  * two processes create a new store at the same moment and both write one, every reader
  * takes the earliest, so they agree once both rows are in.
  */

@@ -9,7 +9,7 @@ import { storeSwapRows } from './store-swaps.js'
 /**
  * Rows written straight into the ClickHouse tables, with sensible defaults, for tests
  * that need data without going through the ingestion queue. Columns follow
- * shared/storage/migrations/001_core_tables.ts; addresses and hashes are stored in lower case,
+ * shared/storage/schema/ (tokens-schema.ts, swaps-schema.ts…); addresses and hashes are stored in lower case,
  * so the factories lower-case them as ingestion does.
  */
 

@@ -1,30 +1,5 @@
+import { baseline } from './026_baseline.js'
 import type { Migration } from './migration.js'
-import { coreTables } from './001_core_tables.js'
-import { timeOrderedSwaps } from './002_time_ordered_swaps.js'
-import { holdingsByToken } from './003_holdings_by_token.js'
-import { storedCandles } from './004_stored_candles.js'
-import { storeIdentity } from './005_store_identity.js'
-import { deadLetterLines } from './006_dead_letter_lines.js'
-import { holdingsByWallet } from './007_holdings_by_wallet.js'
-import { walletStats } from './008_wallet_stats.js'
-import { swapVersionsFirst } from './009_swap_versions_first.js'
-import { walletPositions } from './010_wallet_positions.js'
-import { walletRows } from './011_wallet_rows.js'
-import { tokenLegsGranules } from './012_token_legs_granules.js'
-import { swapVariants } from './013_swap_variants.js'
-import { trackedWallets } from './014_tracked_wallets.js'
-import { tokenLegWallets } from './015_token_leg_wallets.js'
-import { walletStatsMarks } from './016_wallet_stats_marks.js'
-import { walletSumsOnPositions } from './017_wallet_sums_on_positions.js'
-import { openPositionsWhenRead } from './018_open_positions_when_read.js'
-import { swapsIngestedAtIndex } from './019_swaps_ingested_at_index.js'
-import { marksFromSwaps } from './020_marks_from_swaps.js'
-import { binaryPositionKeys } from './021_binary_position_keys.js'
-import { runSwapsInMemory } from './022_run_swaps_in_memory.js'
-import { plainWalletStatsAmounts } from './023_plain_wallet_stats_amounts.js'
-import { walletStatsSeenSwaps } from './024_wallet_stats_seen_swaps.js'
-import { seenSwapsKeptAnHour } from './025_seen_swaps_kept_an_hour.js'
-import { seenSwapIds } from './026_seen_swap_ids.js'
 
-/** Every migration, in the order it applies. Add new ones at the end with the next version. */
-export const migrations: readonly Migration[] = [coreTables, timeOrderedSwaps, holdingsByToken, storedCandles, storeIdentity, deadLetterLines, holdingsByWallet, walletStats, swapVersionsFirst, walletPositions, walletRows, tokenLegsGranules, swapVariants, trackedWallets, tokenLegWallets, walletStatsMarks, walletSumsOnPositions, openPositionsWhenRead, swapsIngestedAtIndex, marksFromSwaps, binaryPositionKeys, runSwapsInMemory, plainWalletStatsAmounts, walletStatsSeenSwaps, seenSwapsKeptAnHour, seenSwapIds]
+/** The baseline, then every migration after it, in the order they apply. Add new ones at the end with the next version (27, …). */
+export const migrations: readonly Migration[] = [baseline]

@@ -10,10 +10,9 @@ export interface Migration {
   /** Data to move after the statements; must also be safe to re-run after a crash. */
   run?: (clickhouse: ClickHouseClient, tables: Tables) => Promise<void>
   /**
-   * On a cluster (CLICKHOUSE_CLUSTER), where a store is always created at the current
-   * layout: a migration that moves an older single-node layout says what it creates
-   * instead (single-node statements, rewritten by schema/cluster-ddl.ts) and that its data
-   * step does not apply. Absent: `statements` rewritten, and `run` as on one node.
+   * On a cluster (CLICKHOUSE_CLUSTER): the single-node statements its cluster variant is
+   * made from (rewritten by schema/cluster-ddl.ts) when they differ from `statements`, and
+   * whether the data step runs there. Absent: `statements` rewritten, and `run` as on one node.
    */
   cluster?: { statements: (tables: Tables) => string[]; run: boolean }
 }

@@ -83,8 +83,8 @@ export const SWAP_KEY = ['timestamp', 'hash', 'chain_id'] as const
 
 /**
  * Where a swap version is, and what a tombstone of it must name in every access path.
- * `is_deleted` is 1 only on stores from before migration 9, whose locations also held
- * tombstones; the lookup reads every row of a hash either way.
+ * `is_deleted` takes its default (0) as locations are written; the lookup reads every row
+ * of a hash whatever it holds.
  */
 const LOCATION_COLUMNS: Column[] = [
   ...(['hash', 'chain_id', 'timestamp', 'wallet_address', 'token_sold_address', 'token_bought_address', 'ingested_at'] as const).map(
@@ -149,12 +149,13 @@ export const TOKEN_LEGS_GRANULARITY = 1024
 export const TOKEN_LEGS_VIEW = 'mv_swap_legs'
 
 /**
- * The token path: one row per leg's token and swap version. Granules of 1,024 rows, not
- * 8,192: a token's page reads a few rows of each of its hours, and every FINAL read of one
- * token took ~30 ms at 8,192 against ~15 at 1,024 on 10M swaps (migration 12).
+ * The token path: one row per leg's token and swap version, with its swap's wallet, so a
+ * token's page of the served wallets (SERVED_WALLETS=tracked) picks its keys here instead of
+ * reading every swap of the token's hours. Granules of 1,024 rows, not 8,192: a token's page
+ * reads a few rows of each of its hours (a FINAL read of one token: ~15 ms against ~30 on 10M swaps).
  */
-export function tokenLegsDdl(table: string): string {
-  return `CREATE TABLE IF NOT EXISTS ${table} (
+function tokenLegsDdl(t: Tables): string {
+  return `CREATE TABLE IF NOT EXISTS ${t.swapLegs} (
       token_address String,
       timestamp ${DT},
       hash String,
@@ -166,30 +167,6 @@ export function tokenLegsDdl(table: string): string {
     ORDER BY (token_address, ${SWAP_KEY.join(', ')})
     SETTINGS index_granularity = ${TOKEN_LEGS_GRANULARITY}`
 }
-
-/** The token path's columns before migration 15 gave each leg its swap's wallet. */
-export const TOKEN_LEG_COLUMNS_BEFORE_WALLET = ['token_address', ...SWAP_KEY, 'ingested_at', 'is_deleted'].join(', ')
-
-/**
- * The token path derived from what feeds it (the two views into it), for rebuilding it
- * (migration 15): each leg of every stored row and tombstone of swaps_by_time, and the
- * same-time tombstones of swap_moves; `since` (a DateTime64 parameter name) limits them to
- * rows stored from then on.
- */
-export function tokenLegsDerivedSql(t: Tables, target: string, since?: string): string[] {
-  const rowsSince = since === undefined ? '' : `WHERE ingested_at >= {${since}: ${DT}}`
-  const movesSince = since === undefined ? '' : `AND superseded_at >= {${since}: ${DT}}`
-  return [
-    `INSERT INTO ${target} (token_address, ${SWAP_KEY.join(', ')}, ingested_at, is_deleted, wallet_address)
-      SELECT token_address, ${SWAP_KEY.join(', ')}, ingested_at, is_deleted, wallet_address FROM ${t.swaps}
-      ARRAY JOIN arrayDistinct([token_sold_address, token_bought_address]) AS token_address ${rowsSince}`,
-    `INSERT INTO ${target} (token_address, ${SWAP_KEY.join(', ')}, ingested_at, is_deleted)
-      SELECT token_address, ${SWAP_KEY.join(', ')}, superseded_at, toUInt8(1) FROM ${t.swapMoves}
-      ARRAY JOIN arrayFilter(x -> x != '', arrayDistinct([token_sold_address, token_bought_address])) AS token_address
-      WHERE same_time = 1 ${movesSince}`,
-  ]
-}
-
 
 export function tokenLegsViewDdl(t: Tables): string {
   return `CREATE MATERIALIZED VIEW IF NOT EXISTS ${t.database}.${TOKEN_LEGS_VIEW} TO ${t.swapLegs} AS
@@ -302,22 +279,30 @@ export function sameTimeTombstonesViewDdl(t: Tables): string[] {
 
 /**
  * swap_locations: every delivered variant of every version, by hash. The variant is in the
- * key, so merges keep each one (migration 13): the lookup above needs the variants a
- * re-delivery at the same time replaces.
+ * key, so merges keep each one: the lookup above needs the variants a re-delivery at the
+ * same time replaces.
  */
-export function swapLocationsDdl(table: string): string {
-  return `CREATE TABLE IF NOT EXISTS ${table} (
+function swapLocationsDdl(t: Tables): string {
+  return `CREATE TABLE IF NOT EXISTS ${t.swapLocations} (
       ${columnsDdl(LOCATION_COLUMNS)}
     ) ENGINE = ${REPLACING}
     ORDER BY (hash, chain_id, timestamp, ${VARIANT_COLUMNS.join(', ')})
     SETTINGS index_granularity = 1024`
 }
 
+/**
+ * A minmax index of ingested_at on swaps_by_time: what arrived since a watermark (the
+ * statistics runs' changed swaps, shared/smart-money/run-changes.ts, and their "anything
+ * new?" test) skips nearly every granule, as rows arrive roughly in time order.
+ */
+export const INGESTED_AT_INDEX = 'ingested_at_minmax'
+
 /** DDL of the swaps storage, in creation order (targets before the views that feed them). */
 export function swapsSchemaDdl(t: Tables): string[] {
   return [
     `CREATE TABLE IF NOT EXISTS ${t.swaps} (
-      ${columnsDdl([...SWAP_COLUMNS, IS_DELETED])}
+      ${columnsDdl([...SWAP_COLUMNS, IS_DELETED])},
+      INDEX ${INGESTED_AT_INDEX} ingested_at TYPE minmax GRANULARITY 1
     ) ENGINE = ${REPLACING}
     PARTITION BY toYYYYMM(timestamp)
     ORDER BY (${SWAP_KEY.join(', ')})
@@ -327,12 +312,12 @@ export function swapsSchemaDdl(t: Tables): string[] {
       ${columnsDdl(SWAP_COLUMNS)}
     ) ENGINE = Null`,
 
-    swapLocationsDdl(t.swapLocations),
+    swapLocationsDdl(t),
 
     ...swapVersionsDdl(t),
 
     walletRowsDdl(t),
-    tokenLegsDdl(t.swapLegs),
+    tokenLegsDdl(t),
 
     // A log of retracted versions: small (moves are rare), read by the views below and by
     // the API to learn which hours a retraction changed (api/swap-hour-counts.ts).
