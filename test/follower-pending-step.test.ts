@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Hex } from 'viem'
+import { rpcBatch } from '../devnet/chain-client.js'
 import { prng, tradeRound } from '../devnet/traders.js'
 import type { FollowerState } from '../follower/follower-state.js'
 import { createRedis, redisKey } from '../shared/platform/redis.js'
@@ -20,10 +21,10 @@ beforeAll(async () => {
   for (let round = 0; round < 6; round++) {
     const hashes = await tradeRound(h.devnet.url, h.devnet.deployment, h.devnet.traders, round, random, 1)
     await h.devnet.client.mine({ blocks: 1 })
-    for (const hash of hashes) {
-      const r = await h.devnet.client.getTransactionReceipt({ hash: hash as Hex })
-      if (r.status === 'success') expected.add(hash.toLowerCase())
-    }
+    const receipts = await rpcBatch<{ status: Hex }>(h.devnet.url, hashes.map((hash) => ({ method: 'eth_getTransactionReceipt', params: [hash] })))
+    receipts.forEach((r, i) => {
+      if (r.status === '0x1') expected.add(hashes[i]!.toLowerCase())
+    })
   }
   await h.devnet.client.mine({ blocks: 5 }) // every trade final
 }, 180_000)

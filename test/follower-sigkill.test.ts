@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Hex } from 'viem'
+import { rpcBatch } from '../devnet/chain-client.js'
 import { prng, tradeRound } from '../devnet/traders.js'
 import { createRedis, redisKey } from '../shared/platform/redis.js'
 import type { FollowerState } from '../follower/follower-state.js'
@@ -21,10 +22,10 @@ beforeAll(async () => {
   for (let round = 0; round < 24; round++) {
     const hashes = await tradeRound(h.devnet.url, h.devnet.deployment, h.devnet.traders, round, random, 1)
     await h.devnet.client.mine({ blocks: 1 })
-    for (const hash of hashes) {
-      const r = await h.devnet.client.getTransactionReceipt({ hash: hash as Hex })
-      if (r.status === 'success') expected.add(hash.toLowerCase())
-    }
+    const receipts = await rpcBatch<{ status: Hex }>(h.devnet.url, hashes.map((hash) => ({ method: 'eth_getTransactionReceipt', params: [hash] })))
+    receipts.forEach((r, i) => {
+      if (r.status === '0x1') expected.add(hashes[i]!.toLowerCase())
+    })
   }
 }, 180_000)
 
