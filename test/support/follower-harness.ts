@@ -7,6 +7,7 @@ import { tradeTx, type TradeRoute } from '../../devnet/traders.js'
 import { rawAmount } from '../../devnet/market.js'
 import type { ChainFollower } from '../../follower/chain-follower.js'
 import { startFollowerRole } from '../../follower/role.js'
+import { loadConfig } from '../../shared/platform/config.js'
 import { startIngestHarness, type IngestHarness } from './ingest-harness.js'
 import { freePort } from './private-redis.js'
 import { startTestApi, type TestApi } from './http.js'
@@ -28,13 +29,21 @@ export interface FollowerHarness {
 export { freePort } from './private-redis.js'
 
 export async function startFollowerHarness(env: Record<string, string> = {}, wallets = 4, genesisTimestamp?: number, tokens = 3): Promise<FollowerHarness> {
-  const devnet = await startDevnet({ port: await freePort(), wallets, tokens, blockTimeSeconds: 0, genesisTimestamp, savedStateDir: inject('devnetStateDir') })
-  const runtime = await createTestRuntime({
-    ...followerEnvOf(devnet.url, devnet.deployment),
-    FOLLOW_POLL_MS: '50',
-    INGEST_FLUSH_MS: '20',
-    ...env,
-  })
+  const settings = { FOLLOW_POLL_MS: '50', INGEST_FLUSH_MS: '20', ...env }
+  // The chain and the runtime (database, migrations) start side by side; the follower's
+  // settings, which need the chain's addresses, join the runtime's environment after.
+  const [started, opened] = await Promise.allSettled([
+    startDevnet({ port: await freePort(), wallets, tokens, blockTimeSeconds: 0, genesisTimestamp, savedStateDir: inject('devnetStateDir') }),
+    createTestRuntime(settings),
+  ])
+  if (started.status === 'rejected' || opened.status === 'rejected') {
+    if (started.status === 'fulfilled') await started.value.stop()
+    if (opened.status === 'fulfilled') await opened.value.cleanup()
+    throw started.status === 'rejected' ? started.reason : (opened as PromiseRejectedResult).reason
+  }
+  const devnet = started.value
+  const runtimeEnv = { ...opened.value.env, ...followerEnvOf(devnet.url, devnet.deployment), ...settings }
+  const runtime: TestRuntime = { ...opened.value, env: runtimeEnv, config: loadConfig(runtimeEnv) }
   const ingest = await startIngestHarness(runtime)
   const api = await startTestApi(runtime)
   const followers: Array<() => Promise<void>> = []
