@@ -4,6 +4,7 @@ import type { Logger } from './platform/logger.js'
 import { alignRedisWithStore } from './redis-store-binding.js'
 import type { RunningRole, Runtime } from './runtime.js'
 import { installShutdownHandlers, Shutdown, type ProcessEvents } from './platform/shutdown.js'
+import { StoreTooOldError } from './storage/migrate.js'
 
 export type RoleStarter<C = Runtime> = (context: C) => Promise<RunningRole>
 
@@ -70,9 +71,17 @@ export async function startRoles<C>(context: C, starters: Array<RoleStarter<C>>,
   return { crash: (err) => shutdown.begin({ kind: 'crash', origin: 'start-up', err }) }
 }
 
-/** Opens the store (migrations applied), ties the Redis state to it, then starts and supervises the roles in this process. */
+/**
+ * Opens the store (migrations applied), ties the Redis state to it, then starts and
+ * supervises the roles in this process. A store too old to upgrade is the operator's to
+ * rebuild, not a fault: its message alone, on one line, and exit 1.
+ */
 export async function runRoles(config: Config, name: string, starters: RoleStarter[]): Promise<Runtime & RunningRoles> {
-  const runtime = await openRuntime(config, name)
+  const runtime = await openRuntime(config, name).catch((err: unknown) => {
+    if (!(err instanceof StoreTooOldError)) throw err
+    process.stderr.write(`cannot start: ${err.message}\n`)
+    return process.exit(1)
+  })
   // Redis state of another store (a deleted embedded data directory) is cleared before any role reads it.
   await alignRedisWithStore(runtime)
   const roles = await startRoles(runtime, starters, {
