@@ -40,7 +40,7 @@ const COLUMNS = `wallet_address, contract_address, toString(balance_raw) AS bala
  * a fixed length, so ordering by (wallet, token) is ordering by id. The embedded token
  * comes from the in-memory directory, not from a join.
  *
- * The table is ordered by (token, wallet) (migration 3): one token's holdings, and one
+ * The table is ordered by (token, wallet): one token's holdings, and one
  * holding, are read through the primary key. At 250,000 holdings (5,000 wallets x 50
  * tokens, one in ten delivered twice) FINAL was the fastest exact form measured: a page of
  * all holdings ~75 ms at offset 0 against ~280 ms with LIMIT 1 BY and ~360 ms with argMax

@@ -67,7 +67,7 @@ export interface TokenFlows {
  * (swap_legs_by_token) and are read by key from swaps_by_time, exact (FINAL) as every
  * swap read: a re-delivered swap counts once, a retracted one not at all. With
  * SERVED_WALLETS=tracked, of the served wallets only: the token path's legs carry their
- * swap's wallet (migration 15), so only the served swaps are read; the rows read are
+ * swap's wallet, so only the served swaps are read; the rows read are
  * filtered again (their live versions: FINAL first).
  */
 export class TokenFlowsRepository {

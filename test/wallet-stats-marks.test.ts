@@ -96,7 +96,7 @@ describe('wallet statistics: the marks open positions are valued at', () => {
     const back = await statsAt(T0 + 5 * HOUR)
     expect(back.get(A)).toBeCloseTo(10 * 1 - 10, 9)
 
-    // a store whose runs stored no marks (computed before migration 16): the next run finds
+    // a generation whose runs stored no marks (the table emptied here): the next run finds
     // every token's, so a token no new swap touches keeps its mark
     const other = addressFor('marks-other-token')
     await deliver([{ ...buy('b-other', B, T0 + 6 * HOUR, 4, 8), token_bought_address: other }])

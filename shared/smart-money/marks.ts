@@ -10,18 +10,17 @@ import { runWrite } from './run-write.js'
  * Each token's mark: the price (value_usd / raw amount) of its latest priced leg with an
  * amount, any wallet's, among the live swaps at or before the run's time, legs ordered as
  * the fold orders them (legOrderKeyOfMs). A run stores the marks it sets in
- * wallet_stats_marks (migration 16); readers value open positions at each token's latest
+ * wallet_stats_marks; readers value open positions at each token's latest
  * (open-positions.ts).
  *
- * Marks are found from the swaps, not carried as a candidate on every position (migration
- * 20), which an incremental run would read with every carried position and a full run
- * write for every pair.
+ * Marks are found from the swaps, not carried as a candidate on every position, which an
+ * incremental run would read with every carried position and a full run write for every pair.
  * A token's latest priced leg is nearly always recent, so the swaps of the last day
  * (swaps_by_time's time order) settle most tokens; only the others are looked for in the
  * whole history.
  *
- * - `full`: every token of the generation's positions (a full run, or a generation stored
- *   before migration 16);
+ * - `full`: every token of the generation's positions (a full run, or a generation with no
+ *   stored marks);
  * - `moved`: the tokens whose latest priced leg among the run's swaps is later than their
  *   previous mark. Without a late key the legs before the previous run are as it saw them
  *   and the run only adds legs, so a mark can only move later;
@@ -134,7 +133,7 @@ export async function storeMarks(clickhouse: ClickHouseClient, t: Tables, params
   await storeMovedMarks(clickhouse, t, { ...params, late }, 'token NOT IN {late: Array(String)}')
 }
 
-/** Whether the generation has stored marks (a store computed before migration 16 has none until its next full run). */
+/** Whether the generation has stored marks (one an earlier release computed may have none until its next full run). */
 export async function generationHasMarks(clickhouse: ClickHouseClient, t: Tables, params: Record<string, unknown>): Promise<boolean> {
   const [row] = await queryRows<{ marks: string }>(
     clickhouse,

@@ -1,5 +1,5 @@
 /**
- * The positions (migration 21) keep each (wallet, token) as 20 raw bytes each
+ * The positions (wallet_token_positions) keep each (wallet, token) as 20 raw bytes each
  * (FixedString(20)), not the 42 characters of text every other table holds: the carried
  * lookup reads and hashes both for every stored position, and a full run writes and sorts
  * them for every pair (writing the benchmark's 12.6 million positions took half the time).

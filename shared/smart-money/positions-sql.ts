@@ -18,7 +18,7 @@ import { addressText, storedAddress } from './position-keys.js'
 import { STAT_WINDOWS, type StatWindow } from '../platform/smart-money-settings.js'
 
 /**
- * The positions a run writes (wallet_token_positions, migration 21): the swaps of a source
+ * The positions a run writes (wallet_token_positions): the swaps of a source
  * are cut into legs and grouped by wallet; the wallet's legs, sorted by token and then in
  * fold order (pair-fold-sql.ts), are split into its pairs, and each pair is folded from zero
  * or from its carried position, as of `{as_of}`, stamped `{computed_at}`. One group per
@@ -89,7 +89,7 @@ const ZERO_CARRIED = `arrayMap(p -> toUInt256(0), pairs) AS carried_quantity, ar
  * of the lookup on the benchmark's store.
  *
  * The touched pairs are picked by the hash of (wallet, token) stored with each position
- * (pair_hash, migration 21), several times cheaper to test than the pair of addresses; a
+ * (pair_hash), several times cheaper to test than the pair of addresses; a
  * pair sharing a touched pair's hash is only read, since the token's place in the wallet's
  * carried tokens is looked up by its address (the positions keep addresses as bytes:
  * position-keys.ts). With `narrowByWallet`, the touched wallets narrow the read by the
@@ -142,7 +142,7 @@ const PAIR_COLUMNS: Readonly<Record<string, string>> = {
 
 /**
  * The wallet's sums of the run, each an array per window (STAT_WINDOWS order), in the order
- * of the elements of the positions' wallet_sums (migrations 17, 21): zipped into one tuple per
+ * of the elements of the positions' wallet_sums: zipped into one tuple per
  * window there.
  */
 const WALLET_SUMS = [

@@ -16,7 +16,7 @@ import type { WalletStatsRun } from './wallet-stats-runs.js'
  * A run therefore sets its watermark `settleMs` before its own clock (every row stamped
  * earlier is taken as stored by then), and records the rows it sees stamped after that
  * watermark, each as its id (SEEN_ROW_ID), before it reads anything else
- * (wallet_stats_seen_swap_ids, kept an hour: migration 26). The next run's changed rows are
+ * (wallet_stats_seen_swap_ids, kept an hour). The next run's changed rows are
  * those stamped after the watermark that the run did not see: a row in flight is taken by
  * the next run, and a row the run saw is not taken again (it would refold its wallet, being
  * at or before its pair's last folded leg).

@@ -12,7 +12,7 @@ export interface WalletStatsRun {
   durationMs: number
   /** full: every pair folded; incremental: the pairs the swaps since the previous run touched (incremental-run.ts). */
   kind: 'full' | 'incremental'
-  /** The full run whose positions this run continued (its own time for a full run); null before migration 10. */
+  /** The full run whose positions this run continued (its own time for a full run); null if the run recorded none (a run of an earlier release that carried no positions): the next run is full. */
   positionsSinceMs: number | null
 }
 
