@@ -145,13 +145,13 @@ describe('indicator engine behind GET /technical-analysis', () => {
     expect(res.body).toEqual({ status: 'error', message: expect.stringContaining('no closed 4-hour candles') })
   })
 
-  it('a Redis failure gives the 500 of section 7', async () => {
+  it('Redis unreachable: the 503 every read gives while a dependency is down', async () => {
     const broken = await startTestApi(rt, { redisUrl: 'redis://127.0.0.1:1' })
     try {
       const res = await getJson(`${broken.baseUrl}/technical-analysis?contract_address=${addressOf(500)}`)
-      expect(res.status).toBe(500)
+      expect(res.status).toBe(503)
       expect(res.body.status).toBe('error')
-      expect(res.body.message).toMatch(/^Error fetching technical analysis data: .+/)
+      expect(res.body.message).toMatch(/service unavailable/i)
     } finally {
       await broken.close()
     }
