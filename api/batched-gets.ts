@@ -13,7 +13,7 @@ interface Waiting {
  * Redis GETs sent in batches, as MGETs: a batch goes when it holds MAX_BATCH reads, and
  * whatever is left when the event loop's turn has handled its I/O (setImmediate). Under
  * load, the requests that arrive together cost a few commands, writes and replies instead
- * of one round trip each, which had been a tenth of a cached read's time (issue 8); a
+ * of one round trip each, which had been a tenth of a cached read's time; a
  * lone request's read waits for nothing but the end of its turn. Nothing is kept or shared
  * between batches: every read is sent after the request asking for it arrived, so it sees
  * what a GET of its own would have seen. A failed MGET fails every read of its batch with

@@ -37,7 +37,7 @@ function logEnded(pino: PinoLogger, req: IncomingMessage, res: ServerResponse, i
  * request without flooding the default level). The line is the one pino-http wrote (`req`
  * with the id, `res`, `responseTime`, `err` on a failure), but it is built only when its
  * level is enabled: pino-http serialized every request (its headers included) into a child
- * logger as it arrived, a fifth of a cached read's time at the default level (issue 8).
+ * logger as it arrived, a fifth of a cached read's time at the default level.
  */
 export function requestLogging(logger: Logger): RequestHandler {
   const pino = logger.pino

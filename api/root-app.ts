@@ -35,7 +35,7 @@ export interface RootAppParts {
  *
  * The read API's routes run in this app (its router, not the app mounted): a mounted
  * Express app switches the request's and response's prototypes on the way in (and out),
- * some 5-10% of a cached read's time (issue 8). So the settings are this app's:
+ * some 5-10% of a cached read's time. So the settings are this app's:
  * weak ETags on every body sent (the same tag whether it goes out gzip, br or as is), the
  * operator's endpoints and the errors answered here included.
  */

@@ -74,7 +74,7 @@ export class QueueOnDemandComputation implements OnDemandComputation {
     const job = await queue.add(
       IndicatorJobNames.recomputeToken,
       { contract_address: contractAddress },
-      // The queue's attempts and backoff, as every indicator job (issue 10): a retry that
+      // The queue's attempts and backoff, as every indicator job: a retry that
       // lands within TA_ON_DEMAND_WAIT_MS still answers this client, and later ones get the result.
       { deduplication: { id: recomputeTokenDeduplicationId(contractAddress) } },
     )

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:cached-reads`: issue 8's throughput target on its own, in under a minute.
+ * `npm run bench:cached-reads`: the cached reads' throughput target on its own, in under a minute.
  * GET /technical-analysis (a cached result: one Redis read) and GET /tokens/:contract_address
  * (token metadata in memory) must serve at least half the requests/s of a hello-world
  * Express server measured in the same run by the same client.

@@ -11,7 +11,7 @@ import { startFollowerHarness, waitForCheckpoint, type FollowerHarness } from '.
 import { realizedPnlUsd, tradeOf, type RawReceipt } from './support/receipt-pnl.js'
 
 /**
- * Proof on real contracts (issue 13, part 6). On the devnet (anvil, the Uniswap contracts),
+ * Proof on real contracts. On the devnet (anvil, the Uniswap contracts),
  * 103 rounds of trading, one 12-second block each: 16 "noise" wallets trade at random, 2
  * "early" wallets buy each token the round before a whale pumps it and sell it after
  * (profitable by design), 2 "late" ones buy right after the pump and sell after the early
