@@ -27,6 +27,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     reporters: ['default', './test/support/slowest-files-reporter.ts'],
+    // One directory of saved devnet deployments per run: each market is deployed once, then loaded.
+    globalSetup: ['./test/support/devnet-state-setup.ts'],
     projects: [
       {
         extends: true,
