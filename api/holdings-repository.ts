@@ -41,11 +41,9 @@ const COLUMNS = `wallet_address, contract_address, toString(balance_raw) AS bala
  * comes from the in-memory directory, not from a join.
  *
  * The table is ordered by (token, wallet): one token's holdings, and one
- * holding, are read through the primary key. At 250,000 holdings (5,000 wallets x 50
- * tokens, one in ten delivered twice) FINAL was the fastest exact form measured: a page of
- * all holdings ~75 ms at offset 0 against ~280 ms with LIMIT 1 BY and ~360 ms with argMax
- * per (wallet, token); one token's page ~12 ms, and its count ~9 ms (~50-65 ms each when
- * the table was ordered by wallet first).
+ * holding, are read through the primary key. FINAL is the fastest exact form measured
+ * here (a page of all holdings at 250,000: ~75 ms, about a quarter of LIMIT 1 BY's time;
+ * docs/decisions/0004-final-for-exact-reads.md).
  */
 const ORDER = 'value_usd DESC NULLS LAST, wallet_address, contract_address'
 
