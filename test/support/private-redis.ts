@@ -1,19 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process'
-import { createServer } from 'node:net'
+import { freePort } from '../../devnet/anvil-process.js'
 import { createRedis } from '../../shared/platform/redis.js'
 
 /** A port nothing listens on (a moment ago). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      const port = typeof address === 'object' && address !== null ? address.port : 0
-      server.close(() => resolve(port))
-    })
-  })
-}
+export { freePort }
 
 export interface PrivateRedis {
   url: string
