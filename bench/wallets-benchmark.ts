@@ -14,10 +14,9 @@
  * - the incremental updates after the new swaps, each with the clock moved by the step
  *   (updateWalletStats), beside a scan of the columns of the stored positions that its
  *   carried lookup reads: the first, right after the full run, and the last, in steady
- *   ingestion (the swap rows a run records as seen and the next one checks are those stamped
- *   within the settle time, 3 minutes: after a full run there are none, and from the fourth
- *   update on its predecessor saw 300,000, as at 100,000 swaps a minute); BENCH_VERIFY=1 also
- *   runs a full computation at the last one's time and compares every wallet's rows with it;
+ *   ingestion (each takes the swap changes since its predecessor's feed position);
+ *   BENCH_VERIFY=1 also runs a full computation at the last one's time and compares every
+ *   wallet's rows with it;
  * - GET /wallets (its first request after the run, which reads the run's tracked set, then
  *   p50/p99) and GET /wallets/:address p50/p99 (a different wallet each request) over real
  *   HTTP beside GET /health;
@@ -179,8 +178,8 @@ try {
 
   /**
    * The k-th minute after the history (k from 1): its new swaps, by the same wallets, stamped
-   * over the minute up to the real clock as ingestion stamps them (so after the previous
-   * run's watermark however long the build took), then the update with the clock at its end.
+   * over the minute up to the real clock as ingestion stamps them, then the update with the
+   * clock at its end.
    */
   const updateAfterNewSwaps = async (k: number) => {
     const asOfMs = endMs + k * STEP_MS

@@ -47,7 +47,6 @@ export async function startIndicatorsRole(runtime: Runtime, options: { clock?: (
     logger,
     intervalMs: config.smartMoney.refreshMs,
     maxAgeMs: config.smartMoney.maxAgeMs,
-    settleMs: config.smartMoney.settleMs,
     clock,
   })
   // The served tracked set is published only when the reads follow it (SERVED_WALLETS=tracked).

@@ -4,7 +4,7 @@ import { trackedWalletsOf, TrackedWalletsView } from '../api/tracked-wallets-vie
 import type { TrackedWallets } from '../shared/smart-money/tracked-wallets-file.js'
 import type { WalletStatsRun } from '../shared/smart-money/store-wallet-stats.js'
 
-const runAt = (ms: number): WalletStatsRun => ({ computedAtMs: ms, asOfMs: ms, swapsWatermarkMs: ms, wallets: 0, durationMs: 0, kind: 'full', positionsSinceMs: ms })
+const runAt = (ms: number): WalletStatsRun => ({ computedAtMs: ms, asOfMs: ms, changesPosition: ms, wallets: 0, durationMs: 0, kind: 'full', positionsSinceMs: ms })
 const reading = (): TrackedWallets => ({ wallets: new Map(), problems: [] })
 
 /** Builds on demand, each build held until released, counting builds. */

@@ -41,7 +41,7 @@ describe('wallet statistics: the marks open positions are valued at', () => {
   /**
    * The swaps a test delivered and still live, and a run compared with the reference over
    * them. A run's clock is two seconds after its time, as the swaps' stamps are a second
-   * after theirs: a run takes rows stamped minutes before its clock as stored (seen-swaps.ts).
+   * after theirs.
    */
   function scenario() {
     const live = new Map<string, SwapRowInput>()

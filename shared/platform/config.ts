@@ -1,4 +1,3 @@
-import { DEFAULT_SETTLE_MS } from './settle-time.js'
 import { z } from 'zod'
 import { DEFAULT_SMART_MONEY_RULES, smartMoneyRulesSchema, type SmartMoneyRule } from './smart-money-settings.js'
 
@@ -104,7 +103,6 @@ export const envSchema = z.object({
   TRACKED_SET_REFRESH_MS: z.coerce.number().int().min(100).default(5_000).describe('With `SERVED_WALLETS=tracked`: how often the indicators role looks for a changed tracked set (a new run, an edit of the file)'),
   WALLET_STATS_REFRESH_MS: z.coerce.number().int().min(0).default(60_000).describe("How often the indicators role brings the wallet statistics up to date when swaps changed (0: never in the background)"),
   WALLET_STATS_MAX_AGE_MS: z.coerce.number().int().min(1_000).default(3_600_000).describe('A statistics run at least this often without new swaps (the windows end at the run), and a full run at least this often'),
-  WALLET_STATS_SETTLE_MS: z.coerce.number().int().min(0).default(DEFAULT_SETTLE_MS).describe("A statistics run takes every swap row stamped this long before its clock as stored: at least an ingest insert's longest time (shared/smart-money/seen-swaps.ts)"),
   RPC_URL: z.url().optional().describe('A JSON-RPC endpoint of an EVM node: set, `npm start` also follows its Uniswap swaps'),
   FOLLOW_V2_FACTORIES: addressList('0x5C69bEe701ef814a2B6a3EDD4B1652CB9cc5aA6f').describe('Uniswap V2-style factories (`PairCreated`) whose pools count, comma-separated; default: Ethereum mainnet'),
   FOLLOW_V3_FACTORIES: addressList('0x1F98431c8aD98523631AE4a59f267346ea31F984').describe('Uniswap V3 factories (`PoolCreated`) whose pools count, comma-separated; default: Ethereum mainnet'),
@@ -178,7 +176,6 @@ export interface Config {
     rules: readonly SmartMoneyRule[]
     refreshMs: number
     maxAgeMs: number
-    settleMs: number
     servedWallets: 'all' | 'tracked'
     trackedSetRefreshMs: number
   }
@@ -285,7 +282,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       rules: e.SMART_MONEY_RULES ?? DEFAULT_SMART_MONEY_RULES,
       refreshMs: e.WALLET_STATS_REFRESH_MS,
       maxAgeMs: e.WALLET_STATS_MAX_AGE_MS,
-      settleMs: e.WALLET_STATS_SETTLE_MS,
       servedWallets: e.SERVED_WALLETS,
       trackedSetRefreshMs: e.TRACKED_SET_REFRESH_MS,
     },

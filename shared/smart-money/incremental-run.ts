@@ -1,5 +1,8 @@
 import type { ClickHouseClient } from '../storage/clickhouse.js'
+import { changeRangeParams, feedPosition } from '../changes/change-feed.js'
 import { dateTime64Param } from '../platform/datetime-param.js'
+import { DAY_MS } from '../platform/time-units.js'
+import { CHANGES_KEPT_DAYS } from '../storage/schema/changes-schema.js'
 import { queryRows } from '../storage/query-rows.js'
 import type { Tables } from '../storage/tables.js'
 import { positionsInsertSql } from './positions-sql.js'
@@ -9,8 +12,6 @@ import { stepTimer } from './run-steps.js'
 import { runWrite } from './run-write.js'
 import { walletStatsInsertSql } from './stats-query.js'
 import type { HoldRefused } from './held-merges.js'
-import { recordSeenSwaps, watermarkOf } from './seen-swaps.js'
-import { DEFAULT_SETTLE_MS } from '../platform/settle-time.js'
 import { storeWalletStats } from './store-wallet-stats.js'
 import { latestWalletStatsRun, recordWalletStatsRun, type WalletStatsRun } from './wallet-stats-runs.js'
 
@@ -21,8 +22,6 @@ export interface UpdateOptions {
   onStep?: (step: string, ms: number) => void
   /** Passed to the full run made instead, when one is (storeWalletStats). */
   onMergesNotHeld?: HoldRefused
-  /** How long before its clock a run takes every stamped swap row as stored (seen-swaps.ts; default DEFAULT_SETTLE_MS). */
-  settleMs?: number
 }
 
 const DT = "DateTime64(3, 'UTC')"
@@ -49,11 +48,13 @@ async function positionsAreThePreviousRuns(clickhouse: ClickHouseClient, t: Tabl
  * - the tokens' marks are moved on from the run's swaps (marks.ts), and found again for the
  *   tokens of a late swap, which may have taken one's latest priced leg away.
  *
- * The changed swaps are those the previous run did not take (seen-swaps.ts): stamped after
- * its watermark and not seen by it, so a row stored after that run though stamped before it
- * is taken now, and a row it took is not taken again.
+ * The changed swaps are the `swap` changes after the previous run's feed position up to
+ * this run's, taken before it reads any swap (shared/changes/change-feed.ts): a row stored
+ * after that run took its position is taken now, whatever its stamp, and a row it took is
+ * not taken again.
  *
- * A full run (storeWalletStats) instead when there is no previous run with positions, the
+ * A full run (storeWalletStats) instead when there is no previous run with positions and a
+ * feed position, the feed may have lost changes since (started again, or expired), the
  * clock went back, a crashed run left positions behind, or more than maxRefoldedWallets
  * wallets would be refolded.
  */
@@ -68,24 +69,25 @@ export async function updateWalletStats(
   const step = stepTimer(options.onStep, started)
   const previous = await latestWalletStatsRun(clickhouse, tables)
   const computedAt = Math.max(computedAtMs, (previous?.computedAtMs ?? 0) + 1)
-  const settleMs = options.settleMs ?? DEFAULT_SETTLE_MS
-  const fullRun = () => storeWalletStats(clickhouse, tables, asOfMs, computedAt, { onMergesNotHeld: options.onMergesNotHeld, onStep: options.onStep, settleMs })
+  const fullRun = () => storeWalletStats(clickhouse, tables, asOfMs, computedAt, { onMergesNotHeld: options.onMergesNotHeld, onStep: options.onStep })
+  // Before any read of the swaps: every change up to it names a row visible by then.
+  const changes = { from: previous?.changesPosition ?? 0, to: await feedPosition(clickhouse, tables) }
   if (
     previous === null ||
     previous.positionsSinceMs === null ||
+    changes.from === 0 ||
+    changes.from > changes.to ||
+    computedAt - previous.computedAtMs >= (CHANGES_KEPT_DAYS - 1) * DAY_MS ||
     asOfMs < previous.asOfMs ||
     !(await positionsAreThePreviousRuns(clickhouse, tables, previous))
   ) {
     return fullRun()
   }
-  const watermark = watermarkOf(previous.swapsWatermarkMs, computedAt, settleMs)
-  // Before any read of the swaps: what is seen here, every read after it sees.
-  await recordSeenSwaps(clickhouse, tables, computedAt, watermark)
   const params: Record<string, unknown> = {
+    ...changeRangeParams(changes),
     as_of: dateTime64Param(asOfMs),
     previous_as_of: dateTime64Param(previous.asOfMs),
     previous_computed_at: dateTime64Param(previous.computedAtMs),
-    ingested_after: dateTime64Param(previous.swapsWatermarkMs ?? 0),
     positions_since: dateTime64Param(previous.positionsSinceMs),
     computed_at: dateTime64Param(computedAt),
   }
@@ -116,7 +118,7 @@ export async function updateWalletStats(
   return recordWalletStatsRun(clickhouse, tables, {
     computedAtMs: computedAt,
     asOfMs,
-    swapsWatermarkMs: watermark,
+    changesPosition: changes.to,
     kind: 'incremental',
     positionsSinceMs: previous.positionsSinceMs,
     started,

@@ -1,33 +1,34 @@
 import type { ClickHouseClient } from '../storage/clickhouse.js'
+import { IN_CHANGE_RANGE } from '../changes/change-feed.js'
 import { queryRows } from '../storage/query-rows.js'
 import type { Tables } from '../storage/tables.js'
 import { addressText, storedAddress, storedAddressSet } from './position-keys.js'
 import { SOURCE_COLUMNS } from './positions-sql.js'
-import { unseenSinceSql } from './seen-swaps.js'
 import { WINDOW_DAYS } from './windows.js'
 import { STAT_WINDOWS } from '../platform/smart-money-settings.js'
 
 /**
  * What an incremental run must fold, found from the swaps that changed since the previous
- * run. Parameters: as_of and previous_as_of, ingested_after (the previous run's swaps
- * watermark), previous_computed_at, positions_since (the positions' generation), refolded.
+ * run. Parameters: as_of and previous_as_of, changes_from and changes_to (the previous
+ * run's feed position and this run's: changeRangeParams), previous_computed_at,
+ * positions_since (the positions' generation), refolded.
  *
- * A changed swap key is one with a row (a delivery or a tombstone) the previous run did not
- * take (seen-swaps.ts: stamped after its watermark and not seen by it), or a swap whose time
- * is after the previous run's and not after this one's (it became visible). Every delivered
- * variant of those keys names the pairs they touch.
+ * A changed swap key is one with a `swap` change in that range (a delivery, a tombstone or
+ * a same-time variant replaced: shared/storage/schema/changes-schema.ts), or a swap whose
+ * time is after the previous run's and not after this one's (it became visible). Every
+ * delivered variant of those keys names the pairs they touch.
  */
 const DT = "DateTime64(3, 'UTC')"
 
 /**
  * The keys that can touch a pair at or before its carried position's last leg: those with a
- * row (a delivery or a tombstone) the previous run did not take, at a time not after the
- * previous run's. A late swap, a re-delivery at its old time, and a move or retraction (its
- * tombstone stands at the old time) all leave one; a swap arriving in time (after the
- * previous run's time) does not, so new swaps cost no lookup of their variants.
+ * change in the range at a time not after the previous run's. A late swap, a re-delivery at
+ * its old time, and a move or retraction (its tombstone stands at the old time) all leave
+ * one; a swap arriving in time (after the previous run's time) does not, so new swaps cost
+ * no lookup of their variants.
  */
-const LATE_KEYS = (t: Tables) => `(SELECT timestamp, hash, chain_id FROM ${t.swaps}
-    WHERE ${unseenSinceSql(t)} AND timestamp <= {previous_as_of: ${DT}})`
+const LATE_KEYS = (t: Tables) => `(SELECT timestamp, hash, chain_id FROM ${t.changes}
+    WHERE kind = 'swap' AND ${IN_CHANGE_RANGE} AND timestamp <= {previous_as_of: ${DT}})`
 
 /**
  * Every delivered variant of the late keys at or before the previous run's time, from
@@ -122,6 +123,12 @@ export async function fillRunSwaps(clickhouse: ClickHouseClient, t: Tables, para
       PREWHERE wallet_address IN {refolded: Array(String)} AND timestamp <= {as_of: ${DT}}`,
     query_params: params,
   })
+}
+
+/** Whether a swap changed after the feed position `position` (the refresher's "anything new?"). */
+export async function anySwapChangesSince(clickhouse: ClickHouseClient, t: Tables, position: number): Promise<boolean> {
+  const [row] = await queryRows<{ changes: string }>(clickhouse, `SELECT count() AS changes FROM ${t.changes} WHERE kind = 'swap' AND _block_number > {position: UInt64}`, { position })
+  return Number(row?.changes ?? 0) > 0
 }
 
 /** How many wallets wallet_run_swaps continues (refold = 0). */

@@ -1,4 +1,5 @@
 import type { ClickHouseClient } from '../storage/clickhouse.js'
+import { feedPosition } from '../changes/change-feed.js'
 import { dateTime64Param } from '../platform/datetime-param.js'
 import type { Tables } from '../storage/tables.js'
 import { storeMarks } from './marks.js'
@@ -7,8 +8,6 @@ import { runWrite } from './run-write.js'
 import { positionsInsertSql, SOURCE_COLUMNS } from './positions-sql.js'
 import { walletStatsInsertSql } from './stats-query.js'
 import { withMergesHeld, type HoldRefused } from './held-merges.js'
-import { recordSeenSwaps, watermarkOf } from './seen-swaps.js'
-import { DEFAULT_SETTLE_MS } from '../platform/settle-time.js'
 import { walletSlices, type Slicing } from './wallet-slices.js'
 import { recordWalletStatsRun, type WalletStatsRun } from './wallet-stats-runs.js'
 
@@ -20,8 +19,6 @@ export interface FullRunOptions {
   onStep?: (step: string, ms: number) => void
   /** Told when the server refused to hold a table's merges during the run (held-merges.ts). */
   onMergesNotHeld?: HoldRefused
-  /** How long before its clock the run takes every stamped swap row as stored (seen-swaps.ts; default DEFAULT_SETTLE_MS). */
-  settleMs?: number
 }
 
 /**
@@ -44,9 +41,8 @@ const IN_WALLET_ORDER = { optimize_aggregation_in_order: 1 } as const
 export async function storeWalletStats(clickhouse: ClickHouseClient, tables: Tables, asOfMs: number, computedAtMs = Date.now(), options: FullRunOptions = {}): Promise<WalletStatsRun> {
   const started = Date.now()
   const step = stepTimer(options.onStep, started)
-  const watermark = watermarkOf(null, computedAtMs, options.settleMs ?? DEFAULT_SETTLE_MS)
-  // Before the swaps are read: the next run takes what this one did not see (seen-swaps.ts).
-  await recordSeenSwaps(clickhouse, tables, computedAtMs, watermark)
+  // Before the swaps are read: the next run takes the changes after it (incremental-run.ts).
+  const changesPosition = await feedPosition(clickhouse, tables)
   const swaps = `SELECT ${SOURCE_COLUMNS} FROM ${tables.swapsByWallet} FINAL WHERE timestamp <= {as_of: DateTime64(3, 'UTC')}`
   const query_params = { as_of: dateTime64Param(asOfMs), computed_at: dateTime64Param(computedAtMs), positions_since: dateTime64Param(computedAtMs) }
   const slices = await walletSlices(clickhouse, tables, options.slicing)
@@ -64,7 +60,7 @@ export async function storeWalletStats(clickhouse: ClickHouseClient, tables: Tab
   return recordWalletStatsRun(clickhouse, tables, {
     computedAtMs,
     asOfMs,
-    swapsWatermarkMs: watermark,
+    changesPosition,
     kind: 'full',
     positionsSinceMs: computedAtMs,
     started,

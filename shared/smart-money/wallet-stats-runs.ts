@@ -6,8 +6,8 @@ import type { Tables } from '../storage/tables.js'
 export interface WalletStatsRun {
   computedAtMs: number
   asOfMs: number
-  /** The run's watermark (column swaps_ingested_until): it took every swap row stamped at or before it, and those it recorded as seen after it (seen-swaps.ts). Null: none. */
-  swapsWatermarkMs: number | null
+  /** The change feed's position the run took before it read the swaps (shared/changes/change-feed.ts); 0: none (a run of an earlier release): the next run is full. */
+  changesPosition: number
   wallets: number
   durationMs: number
   /** full: every pair folded; incremental: the pairs the swaps since the previous run touched (incremental-run.ts). */
@@ -38,7 +38,7 @@ export async function recordWalletStatsRun(
       {
         computed_at: dateTime64Param(recorded.computedAtMs),
         as_of: dateTime64Param(recorded.asOfMs),
-        swaps_ingested_until: recorded.swapsWatermarkMs === null ? null : dateTime64Param(recorded.swapsWatermarkMs),
+        changes_position: recorded.changesPosition,
         wallets: recorded.wallets,
         duration_ms: recorded.durationMs,
         kind: recorded.kind,
@@ -55,14 +55,14 @@ export async function latestWalletStatsRun(clickhouse: ClickHouseClient, tables:
   const [row] = await queryRows<{
     computed_at: string
     as_of: string
-    swaps_ingested_until: string | null
+    changes_position: string
     wallets: string
     duration_ms: string
     kind: string
     positions_since: string | null
   }>(
     clickhouse,
-    `SELECT toString(computed_at) AS computed_at, toString(as_of) AS as_of, toString(swaps_ingested_until) AS swaps_ingested_until,
+    `SELECT toString(computed_at) AS computed_at, toString(as_of) AS as_of, toString(changes_position) AS changes_position,
        wallets, duration_ms, kind, toString(positions_since) AS positions_since
      FROM ${tables.walletStatsRuns} ORDER BY computed_at DESC LIMIT 1`,
   )
@@ -70,7 +70,7 @@ export async function latestWalletStatsRun(clickhouse: ClickHouseClient, tables:
   return {
     computedAtMs: parseTime(row.computed_at),
     asOfMs: parseTime(row.as_of),
-    swapsWatermarkMs: row.swaps_ingested_until ? parseTime(row.swaps_ingested_until) : null,
+    changesPosition: Number(row.changes_position),
     wallets: Number(row.wallets),
     durationMs: Number(row.duration_ms),
     kind: row.kind === 'incremental' ? 'incremental' : 'full',

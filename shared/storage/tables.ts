@@ -33,8 +33,6 @@ export interface Tables {
   walletRunSwaps: string
   /** Each token's mark as the statistics runs set it. */
   walletStatsMarks: string
-  /** The ids of the swap rows each run saw stamped after its watermark, kept an hour. */
-  walletStatsSeenSwaps: string
   /** The tracked set as served by the interface's reads, in generations. */
   trackedWallets: string
   trackedWalletSets: string
@@ -65,7 +63,6 @@ export function tablesFor(database: string): Tables {
     walletPositions: q('wallet_token_positions'),
     walletRunSwaps: q('wallet_run_swaps'),
     walletStatsMarks: q('wallet_stats_marks'),
-    walletStatsSeenSwaps: q('wallet_stats_seen_swap_ids'),
     trackedWallets: q('tracked_wallets'),
     trackedWalletSets: q('tracked_wallet_sets'),
   }

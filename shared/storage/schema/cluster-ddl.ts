@@ -54,7 +54,6 @@ export const SHARDING_KEYS: Readonly<Record<string, string>> = {
   wallet_token_positions: 'cityHash64(wallet_address)',
   wallet_run_swaps: 'cityHash64(wallet_address)',
   wallet_stats_marks: 'cityHash64(token)',
-  wallet_stats_seen_swap_ids: 'cityHash64(row_id)',
   tracked_wallets: 'cityHash64(wallet_address)',
   tracked_wallet_sets: 'generation',
 }

@@ -85,15 +85,16 @@ export function smartMoneySchemaDdl(t: Tables, { onCluster }: { onCluster: boole
 
     // One row per run. `kind`: 'full' or 'incremental'; `positions_since`: the computed_at of
     // the full run whose positions the run continued (NULL: no positions to continue from,
-    // so the next run is a full one).
+    // so the next run is a full one); `changes_position`: the change feed's position the run
+    // read the swaps at (0: none, the next run is a full one).
     `CREATE TABLE IF NOT EXISTS ${t.walletStatsRuns} (
       computed_at ${DT},
       as_of ${DT},
-      swaps_ingested_until Nullable(${DT}),
       wallets UInt64,
       duration_ms UInt64,
       kind LowCardinality(String) DEFAULT 'full',
-      positions_since Nullable(${DT})
+      positions_since Nullable(${DT}),
+      changes_position UInt64 DEFAULT 0
     ) ENGINE = MergeTree
     ORDER BY computed_at`,
 
@@ -132,21 +133,6 @@ export function smartMoneySchemaDdl(t: Tables, { onCluster }: { onCluster: boole
       computed_at ${DT}
     ) ENGINE = ReplacingMergeTree(computed_at)
     ORDER BY token`,
-
-    // The ids of the swap rows each run saw stamped after its watermark (shared/smart-money/
-    // seen-swaps.ts SEEN_ROW_ID): the next run takes the rows stamped after that watermark
-    // that its predecessor did not see. Only the latest run's rows are read, by the next run,
-    // so they are kept an hour from when they were recorded; partitioned by that hour, a
-    // part's rows expire together and the part is dropped whole (ttl_only_drop_parts).
-    `CREATE TABLE IF NOT EXISTS ${t.walletStatsSeenSwaps} (
-      computed_at ${DT},
-      row_id FixedString(16),
-      recorded_at DateTime DEFAULT now()
-    ) ENGINE = MergeTree
-    PARTITION BY toStartOfHour(recorded_at)
-    ORDER BY (computed_at, row_id)
-    TTL recorded_at + INTERVAL 1 HOUR
-    SETTINGS ttl_only_drop_parts = 1`,
 
     // The tracked set served with SERVED_WALLETS=tracked (shared/smart-money/tracked-generations.ts),
     // in generations: one generation's wallets are written in one insert, before its row in

@@ -290,19 +290,11 @@ function swapLocationsDdl(t: Tables): string {
     SETTINGS index_granularity = 1024`
 }
 
-/**
- * A minmax index of ingested_at on swaps_by_time: what arrived since a watermark (the
- * statistics runs' changed swaps, shared/smart-money/run-changes.ts, and their "anything
- * new?" test) skips nearly every granule, as rows arrive roughly in time order.
- */
-export const INGESTED_AT_INDEX = 'ingested_at_minmax'
-
 /** DDL of the swaps storage, in creation order (targets before the views that feed them). */
 export function swapsSchemaDdl(t: Tables): string[] {
   return [
     `CREATE TABLE IF NOT EXISTS ${t.swaps} (
-      ${columnsDdl([...SWAP_COLUMNS, IS_DELETED])},
-      INDEX ${INGESTED_AT_INDEX} ingested_at TYPE minmax GRANULARITY 1
+      ${columnsDdl([...SWAP_COLUMNS, IS_DELETED])}
     ) ENGINE = ${REPLACING}
     PARTITION BY toYYYYMM(timestamp)
     ORDER BY (${SWAP_KEY.join(', ')})
