@@ -10,6 +10,7 @@ const HAND_THE_STORE_TO_A_CHILD = [
   'test/backfill-hostile-lines.test.ts',
   'test/backfill-redis-loss.test.ts',
   'test/backfill-sigkill.test.ts',
+  'test/change-feed-sigkill.test.ts',
   'test/dead-letters-backfill-lines.test.ts',
   'test/dead-letters-cli.test.ts',
   'test/follower-sigkill.test.ts',

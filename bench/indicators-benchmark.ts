@@ -66,9 +66,8 @@ const perSecond = (tokens: number, millis: number) => count(tokens / (millis / 1
 
 /** Stored one-hour candles for `tokens` x `candles` 4-hour intervals ending with the last closed one, and the tokens' metadata. */
 async function writeFixture(clickhouse: ClickHouseClient, tables: Tables, candles: number): Promise<void> {
-  // The tokens first: a token's metadata marks its whole history for re-aggregation from
-  // raw records, which this fixture has none of. Two refreshes 5 s apart take those marks
-  // in (a refresh reads its last 5 s of marks again).
+  // The tokens first: a token's metadata changes its whole history, re-aggregated from raw
+  // records, which this fixture has none of; one refresh takes those changes in.
   await clickhouse.command({
     query: `INSERT INTO ${tables.tokens} (contract_address, id, chain_id, name, symbol, decimals, updated_at)
       SELECT concat('0x', lower(hex(substring(SHA256(toString(number)), 1, 20)))) AS a, a, 1, concat('Bench ', toString(number)),
@@ -76,8 +75,6 @@ async function writeFixture(clickhouse: ClickHouseClient, tables: Tables, candle
       FROM numbers({tokens:UInt64})`,
     query_params: { tokens: TOKENS },
   })
-  await refreshCandles(clickhouse, tables)
-  await new Promise((resolve) => setTimeout(resolve, 5_100))
   await refreshCandles(clickhouse, tables)
   await clickhouse.command({ query: `SYSTEM STOP MERGES ${tables.candles1h}` })
   const lastClosed = lastClosedCandleStart(now)

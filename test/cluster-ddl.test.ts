@@ -35,8 +35,8 @@ const EXPECTED_SHARDING_KEYS: Record<string, string> = {
   holdings_by_wallet: 'cityHash64(wallet_address, contract_address)',
   prices: 'cityHash64(contract_address)',
   candles_1h: 'cityHash64(token)',
-  candle_marks: 'cityHash64(token)',
-  candle_refresh_state: 'cityHash64(name)',
+  changes: 'cityHash64(hash)',
+  change_positions: 'cityHash64(consumer)',
   dead_letters: 'cityHash64(id)',
   store_identity: 'cityHash64(id)',
   wallet_stats: 'cityHash64(wallet_address)',
@@ -223,7 +223,12 @@ describe('cluster DDL (CLICKHOUSE_CLUSTER)', () => {
   })
 
   it('refuses what it cannot convert: an unknown statement, a table without a sharding key', () => {
+    expect(() => clusterDdl('TRUNCATE TABLE smart_money.tokens', 'smart_money', CLUSTER)).toThrow(ClusterDdlError)
     expect(() => clusterDdl('DROP TABLE smart_money.tokens', 'smart_money', CLUSTER)).toThrow(ClusterDdlError)
+    expect(clusterDdl('DROP TABLE IF EXISTS smart_money.tokens', 'smart_money', CLUSTER)).toEqual([
+      `DROP TABLE IF EXISTS smart_money.tokens ON CLUSTER ${CLUSTER}`,
+      `DROP TABLE IF EXISTS smart_money.tokens_local ON CLUSTER ${CLUSTER}`,
+    ])
     expect(() => clusterDdl('CREATE TABLE IF NOT EXISTS smart_money.unheard_of (a String) ENGINE = MergeTree ORDER BY a', 'smart_money', CLUSTER)).toThrow(
       /no sharding key declared for smart_money.unheard_of/,
     )
@@ -232,7 +237,7 @@ describe('cluster DDL (CLICKHOUSE_CLUSTER)', () => {
   it('ClickHouse parses every cluster statement', async () => {
     for (const sql of allClusterStatements()) {
       const [row] = await queryRows<{ f: string }>(rt.clickhouse, 'SELECT formatQuery({q:String}) AS f', { q: sql })
-      expect(row!.f, sql).toMatch(/^(CREATE|ALTER)/)
+      expect(row!.f, sql).toMatch(/^(CREATE|ALTER|DROP)/)
     }
     await expect(queryRows(rt.clickhouse, 'SELECT formatQuery({q:String})', { q: 'CREATE TABLE x ON CLUSTER (a Int8) ENGINE = M(' })).rejects.toThrow(/Syntax error/)
   })

@@ -12,8 +12,6 @@ import { seededFloats as prng } from '../ingest/sample-data/prng.js'
 const SEED = 20261123
 const START = Date.UTC(2026, 5, 1, 13, 30) // the engine's clock at the first round
 const ROUNDS = 6
-/** A candle refresh re-reads the marks of its last 5 s (shared/candles/candle-refresh.ts): rounds this far apart see only their own. */
-const ROUND_GAP_MS = 5_100
 const TOKENS = Array.from({ length: 8 }, (_, i) => addressOf(0x900 + i))
 const QUOTE = addressOf(0x9ff) // the other leg of every swap (no price of its own needed)
 
@@ -74,7 +72,6 @@ describe('incremental indicators equal a full recompute from scratch', () => {
     expect((await incremental.recomputeAll()).written).toBeGreaterThan(0)
 
     for (let round = 1; round <= ROUNDS; round++) {
-      await new Promise((resolve) => setTimeout(resolve, ROUND_GAP_MS))
       // The interval in progress: most tokens trade in it, some not (a gap); and records sent again exactly as before.
       const inProgress = lastClosedCandleStart(now) + CANDLE_MS
       const prices = TOKENS.filter(() => random() < 0.8).map((address) => observation(address, inProgress + Math.floor(random() * CANDLE_MS)))

@@ -14,14 +14,16 @@ import { addressFor, hashFor, insertHoldings, insertSwaps, insertTokens } from '
 import { createTestRuntime, type TestRuntime } from './support/runtime.js'
 
 /**
- * What every table and view of a store at version 26 is, as system.tables states it
- * (create_table_query, the database named DB): taken from a store built by the
- * step-by-step migrations 1–26 that the baseline replaced, so a store they made is the
- * baseline's schema. A schema change is a migration after the baseline, never an edit of
- * it: this test fails on one. (A chDB upgrade that formats the statements differently
- * needs the file written again from a new store.)
+ * What every table and view is, as system.tables states it (create_table_query, the
+ * database named DB). SCHEMA_AT_26: a store built by the step-by-step migrations 1–26 that
+ * the baseline replaced; the adoption test builds a store of the earlier code from it.
+ * SCHEMA: a store of this code, new or upgraded. A schema change is a migration after the
+ * baseline that brings a store at 26 to the modules' schema, and this file written again
+ * from a new store. (So is a chDB upgrade that formats the statements differently.)
  */
-const SCHEMA_AT_BASELINE = JSON.parse(readFileSync(new URL('./fixtures/schema-at-baseline.json', import.meta.url), 'utf8')) as Record<string, string>
+const fixture = (name: string) => JSON.parse(readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8')) as Record<string, string>
+const SCHEMA_AT_26 = fixture('schema-at-26.json')
+const SCHEMA = fixture('schema.json')
 
 /** The names the earlier migrations recorded, versions 1 to 26. */
 const EARLIER_MIGRATIONS = [
@@ -48,6 +50,13 @@ async function tableStates(rt: TestRuntime, database: string) {
   return queryRows(rt.clickhouse, 'SELECT name, uuid, metadata_modification_time, create_table_query FROM system.tables WHERE database = {db:String} ORDER BY name', {
     db: database,
   })
+}
+
+/** The statements that create a recorded schema in `database`: tables, then the views that write into them. */
+function statementsOf(schema: Record<string, string>, database: string): string[] {
+  const creates = Object.values(schema).map((create) => create.replaceAll('DB.', `${database}.`))
+  const isView = (create: string) => create.startsWith('CREATE MATERIALIZED VIEW')
+  return [`CREATE DATABASE IF NOT EXISTS ${database}`, ...creates.filter((c) => !isView(c)), ...creates.filter(isView)]
 }
 
 async function migrationRows(rt: TestRuntime, tables: Tables) {
@@ -82,10 +91,10 @@ describe('schema migrations', () => {
     await rt?.cleanup()
   })
 
-  it('a new store gets the baseline and records version 26 alone', async () => {
-    expect(migrations.map((m) => m.version)).toEqual([BASELINE_VERSION])
+  it('a new store gets the baseline, then records every later migration, which changes nothing there', async () => {
+    expect(migrations.map((m) => m.version)).toEqual([BASELINE_VERSION, 27])
     expect(BASELINE_VERSION).toBe(26)
-    expect([...(await appliedVersions(rt.clickhouse, rt.tables))]).toEqual([26])
+    expect([...(await appliedVersions(rt.clickhouse, rt.tables))].sort()).toEqual([26, 27])
     const [row] = await migrationRows(rt, rt.tables)
     expect(row).toMatchObject({ version: 26, name: 'baseline' })
     expect(await readStoreId(rt.clickhouse, rt.tables)).toMatch(/^[0-9a-f-]{36}$/)
@@ -98,16 +107,17 @@ describe('schema migrations', () => {
     expect({ rows: await migrationRows(rt, rt.tables), tables: await tableStates(rt, rt.tables.database), id: await readStoreId(rt.clickhouse, rt.tables) }).toEqual(before)
   })
 
-  it('creates exactly the schema the earlier migrations 1–26 left: every table and view, column, codec, key, index, TTL and setting', async () => {
+  it('creates exactly the recorded schema: every table and view, column, codec, key, index, TTL and setting', async () => {
     const schema = await schemaOf(rt, rt.tables.database)
-    expect(Object.keys(schema)).toEqual(Object.keys(SCHEMA_AT_BASELINE).sort())
-    for (const [name, create] of Object.entries(SCHEMA_AT_BASELINE)) expect(schema[name], name).toBe(create)
-    // None of the layouts the earlier migrations moved away from.
-    for (const gone of ['swaps', 'swaps_by_wallet', 'wallet_positions', 'wallet_stats_seen_swaps', 'wallet_stats_seen_swaps_by_hour', 'holdings_v3_move']) {
+    expect(Object.keys(schema)).toEqual(Object.keys(SCHEMA).sort())
+    for (const [name, create] of Object.entries(SCHEMA)) expect(schema[name], name).toBe(create)
+    // None of the layouts moved away from: the earlier migrations', and the change-tracking ones the feed replaced.
+    for (const gone of ['swaps', 'swaps_by_wallet', 'wallet_positions', 'wallet_stats_seen_swaps', 'wallet_stats_seen_swap_ids', 'candle_marks', 'candle_refresh_state']) {
       expect(schema).not.toHaveProperty(gone)
     }
     expect(Object.keys(schema).filter((n) => n.startsWith('mv_'))).toEqual([
-      'mv_candle_marks_prices', 'mv_candle_marks_swaps', 'mv_candle_marks_tokens', 'mv_holdings_by_wallet', 'mv_move_tombstones', 'mv_same_time_leg_tombstones', 'mv_same_time_wallet_tombstones', 'mv_swap_legs', 'mv_swap_moves', 'mv_swap_rows', 'mv_swap_rows_by_wallet', 'mv_swap_versions',
+      'mv_changes_holdings', 'mv_changes_prices', 'mv_changes_swaps', 'mv_changes_tokens', 'mv_changes_wallet_tombstones',
+      'mv_holdings_by_wallet', 'mv_move_tombstones', 'mv_same_time_leg_tombstones', 'mv_same_time_wallet_tombstones', 'mv_swap_legs', 'mv_swap_moves', 'mv_swap_rows', 'mv_swap_rows_by_wallet', 'mv_swap_versions',
     ])
   })
 
@@ -136,12 +146,12 @@ describe('schema migrations', () => {
     expect(plan.map((r) => r.explain).join('\n')).toMatch(/PrimaryKey[\s\S]*Keys:[\s\S]*contract_address[\s\S]*Search Algorithm: binary search/)
   })
 
-  it('adopts a store the earlier migrations brought to version 26 as it is: nothing applied, created or changed, its rows kept', async () => {
+  it('upgrades a store the earlier migrations brought to version 26: the later migrations alone, its rows kept, the recorded schema after', async () => {
     const tables = scratchTables('adopted')
     const store = { ...rt, tables }
-    // As the earlier code left it: the schema (exactly the baseline's, as tested above), its id, and versions 1 to 26.
+    // As the earlier code left it: its schema, its id, and versions 1 to 26.
     await recordEarlierMigrations(rt, tables, 26)
-    for (const query of baseline.statements(tables)) await rt.clickhouse.command({ query })
+    for (const query of statementsOf(SCHEMA_AT_26, tables.database)) await rt.clickhouse.command({ query })
     await rt.clickhouse.insert({ table: `${tables.database}.store_identity`, values: [{ id: 'store-made-by-the-earlier-code' }], format: 'JSONEachRow' })
     await insertTokens(store, [{ contract_address: addressFor('adopted-token'), symbol: 'ADO' }])
     await insertSwaps(store, [{ hash: hashFor('adopted-swap'), timestamp: Date.UTC(2026, 9, 2), token_sold_address: addressFor('adopted-token') }])
@@ -149,33 +159,19 @@ describe('schema migrations', () => {
     const counts = () =>
       queryRows(rt.clickhouse, `SELECT (SELECT count() FROM ${tables.tokens}) AS tokens, (SELECT count() FROM ${tables.swaps}) AS swaps,
         (SELECT count() FROM ${tables.swapLegs}) AS legs, (SELECT count() FROM ${tables.holdings}) AS holdings, (SELECT count() FROM ${tables.holdingsByWallet}) AS by_wallet`)
-    const before = { rows: await migrationRows(rt, tables), tables: await tableStates(rt, tables.database), counts: await counts() }
-    expect(before.counts).toEqual([{ tokens: '1', swaps: '1', legs: '2', holdings: '1', by_wallet: '1' }])
+    const before = await counts()
+    expect(before).toEqual([{ tokens: '1', swaps: '1', legs: '2', holdings: '1', by_wallet: '1' }])
 
+    expect(await migrate(rt.clickhouse, tables)).toEqual([27])
     expect(await migrate(rt.clickhouse, tables)).toEqual([])
 
-    expect({ rows: await migrationRows(rt, tables), tables: await tableStates(rt, tables.database), counts: await counts() }).toEqual(before)
-    expect(before.rows).toHaveLength(26)
+    expect(await counts()).toEqual(before)
+    expect(await migrationRows(rt, tables)).toHaveLength(27)
     expect(await readStoreId(rt.clickhouse, tables)).toBe('store-made-by-the-earlier-code')
-    expect(await schemaOf(rt, tables.database)).toEqual(await schemaOf(rt, rt.tables.database))
-  })
-
-  it('applies a migration after the baseline to an adopted store once', async () => {
-    const tables = scratchTables('after')
-    await recordEarlierMigrations(rt, tables, 26)
-    for (const query of baseline.statements(tables)) await rt.clickhouse.command({ query })
-    const next: Migration = {
-      version: 27,
-      name: 'dead_letter_notes',
-      statements: (t) => [`ALTER TABLE ${t.deadLetters} ADD COLUMN IF NOT EXISTS note String DEFAULT ''`],
-    }
-    expect(await migrate(rt.clickhouse, tables, [...migrations, next])).toEqual([27])
-    expect(await migrate(rt.clickhouse, tables, [...migrations, next])).toEqual([])
-    const columns = await queryRows<{ name: string }>(rt.clickhouse, "SELECT name FROM system.columns WHERE database = {db:String} AND table = 'dead_letters' AND name = 'note'", {
-      db: tables.database,
-    })
-    expect(columns).toHaveLength(1)
-    expect([...(await appliedVersions(rt.clickhouse, tables))].sort((a, b) => a - b)).toEqual(Array.from({ length: 27 }, (_, i) => i + 1))
+    expect(await schemaOf(rt, tables.database)).toEqual(SCHEMA)
+    // Its candles are re-aggregated once: a token-wide change for every token with swaps (its two legs' tokens).
+    const changed = await queryRows<{ token: string }>(rt.clickhouse, `SELECT tokens[1] AS token FROM ${tables.changes} WHERE kind = 'token' ORDER BY token`)
+    expect(changed.map((r) => r.token)).toContain(addressFor('adopted-token'))
   })
 
   it('refuses a store older than the baseline before changing anything, saying how to rebuild it', async () => {
@@ -204,7 +200,7 @@ describe('schema migrations', () => {
 
   it('takes a store newer than this code as it is: versions it does not know are left alone', async () => {
     const tables = scratchTables('newer')
-    expect(await migrate(rt.clickhouse, tables)).toEqual([26])
+    expect(await migrate(rt.clickhouse, tables)).toEqual([26, 27])
     await rt.clickhouse.insert({ table: tables.migrations, values: [{ version: 40, name: 'from_a_later_release', applied_at: Date.now() }], format: 'JSONEachRow' })
     const before = await tableStates(rt, tables.database)
     expect(await migrate(rt.clickhouse, tables)).toEqual([])
@@ -218,8 +214,8 @@ describe('schema migrations', () => {
       createTestRuntime({ CLICKHOUSE_DATABASE: tables.database }),
     ])
     try {
-      expect([...(await appliedVersions(a.clickhouse, tables))]).toEqual([26])
-      expect(await schemaOf(rt, tables.database)).toEqual(SCHEMA_AT_BASELINE)
+      expect([...(await appliedVersions(a.clickhouse, tables))].sort()).toEqual([26, 27])
+      expect(await schemaOf(rt, tables.database)).toEqual(SCHEMA)
       expect(await readStoreId(a.clickhouse, tables)).toBe(await readStoreId(b.clickhouse, tables))
     } finally {
       await a.cleanup()

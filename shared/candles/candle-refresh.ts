@@ -3,16 +3,13 @@ import { listSet } from '../storage/list-param.js'
 import { rawHourCandlesSql } from './raw-hour-candles.js'
 import type { ClickHouseClient } from '../storage/clickhouse.js'
 import { queryRows } from '../storage/query-rows.js'
+import { changeRangeParams, changesSince, IN_CHANGE_RANGE, recordedPosition, recordPosition } from '../changes/change-feed.js'
 import { ALL_HOURS } from '../storage/schema/candles-schema.js'
 import type { Tables } from '../storage/tables.js'
 import { HOUR_MS } from '../platform/time-units.js'
 
-/**
- * How late an insert may commit its marks after their marked_at: a refresh records that
- * every mark older than its start minus this was seen, and the next one reads from there.
- */
-const OVERLAP_MS = 5_000
-const STATE = 'marks'
+/** The candle refresh's name among the change feed's consumers. */
+const CONSUMER = 'candles'
 
 export interface CandleRefreshResult {
   /** Tokens whose stored candles were re-aggregated. */
@@ -21,9 +18,8 @@ export interface CandleRefreshResult {
   earliestChange: Map<string, number | null>
 }
 
-interface MarkSummary {
+interface ChangeSummary {
   n: string | number
-  until: string
   lo: number
   hi: number
   hourTokens: string[]
@@ -31,13 +27,23 @@ interface MarkSummary {
 }
 
 /**
- * Re-aggregates the one-hour candles of every (token, hour) bucket marked changed since
- * the last full refresh (schema/candles-schema.ts), from the deduplicated raw rows; a
- * bucket left without observations (a retracted swap) is retracted too. With `token`,
- * only that token's marks (what a reader needs before reading it); without, every mark,
- * and the point reached is recorded so the next refresh starts there.
- * Idempotent: running it twice, or in two processes at once, stores the same candles (a
- * recomputation is versioned by when it started reading, so the later read wins).
+ * The changed (token, hour) buckets of a range of the feed: a swap's legs and a price at
+ * their hour, every hour (ALL_HOURS) of a token whose metadata changed. Parameters: those
+ * of the range (IN_CHANGE_RANGE), and `token` when `tokenFilter` names it.
+ */
+const changedBuckets = (t: Tables, tokenFilter: string) =>
+  `SELECT token, if(kind = 'token', toUInt32(${ALL_HOURS}), toUInt32(intDiv(toUnixTimestamp64Milli(timestamp), ${HOUR_MS}))) AS hour
+   FROM ${t.changes} ARRAY JOIN tokens AS token
+   WHERE ${IN_CHANGE_RANGE} AND kind IN ('swap', 'price', 'token') AND ${tokenFilter}`
+
+/**
+ * Re-aggregates the one-hour candles of every (token, hour) bucket the change feed names
+ * since the refresh last recorded its position, from the deduplicated raw rows; a bucket
+ * left without observations (a retracted swap) is retracted too. With `token`, only that
+ * token's changes (what a reader needs before reading it), and nothing is recorded;
+ * without, every change, and the position reached is recorded so the next refresh starts
+ * there. Idempotent: running it twice, or in two processes at once, stores the same
+ * candles (a recomputation is versioned by when it started reading, so the later read wins).
  */
 export async function refreshCandles(
   clickhouse: ClickHouseClient,
@@ -45,36 +51,39 @@ export async function refreshCandles(
   options: { token?: string } = {},
 ): Promise<CandleRefreshResult> {
   const startedAt = Date.now()
-  const since = await marksSeenUntil(clickhouse, tables)
+  const recorded = await recordedPosition(clickhouse, tables, CONSUMER)
+  // Never recorded within the feed's retention: every token with candles, swaps or prices is changed whole.
+  if (recorded === null && options.token === undefined) await markEveryTokenChanged(clickhouse, tables)
+  const range = await changesSince(clickhouse, tables, recorded ?? 0)
   const tokenFilter = options.token === undefined ? '1' : 'token = {token:String}'
-  // Only marks the summary below saw (a mark committing meanwhile waits for the next refresh).
-  const marks = `marked_at >= fromUnixTimestamp64Milli({since:Int64}, 'UTC')
-    AND marked_at <= fromUnixTimestamp64Milli({until:Int64}, 'UTC') AND ${tokenFilter}
-    AND token IN ${listSet('tokens')}`
-  const summary = await first<MarkSummary>(
+  const buckets = changedBuckets(tables, tokenFilter)
+  const summary = await first<ChangeSummary>(
     clickhouse,
-    `SELECT count() AS n, toString(max(toUnixTimestamp64Milli(marked_at))) AS until,
+    `SELECT count() AS n,
        minIf(hour, hour != ${ALL_HOURS}) AS lo, maxIf(hour, hour != ${ALL_HOURS}) AS hi,
        groupUniqArrayIf(token, hour != ${ALL_HOURS}) AS hourTokens,
        groupUniqArrayIf(token, hour = ${ALL_HOURS}) AS wholeTokens
-     FROM ${tables.candleMarks}
-     WHERE marked_at >= fromUnixTimestamp64Milli({since:Int64}, 'UTC') AND ${tokenFilter}`,
-    { since, token: options.token ?? '' },
+     FROM (${buckets})`,
+    { ...changeRangeParams(range), token: options.token ?? '' },
   )
   const result: CandleRefreshResult = { tokens: [], earliestChange: new Map() }
-  const seenUntil = startedAt - OVERLAP_MS
+  const record = async () => {
+    if (options.token === undefined && range.to !== recorded) await recordPosition(clickhouse, tables, CONSUMER, range.to)
+  }
   if (summary === undefined || Number(summary.n) === 0) {
-    if (options.token === undefined && seenUntil > since) await recordMarksSeenUntil(clickhouse, tables, seenUntil)
+    await record()
     return result
   }
-  const params = { since, until: Number(summary.until), token: options.token ?? '', computedAt: startedAt }
+  const params = { ...changeRangeParams(range), token: options.token ?? '', computedAt: startedAt }
+  const marks = `token IN ${listSet('tokens')}`
 
   if (summary.hourTokens.length > 0) {
+    const hourBuckets = `SELECT DISTINCT token, hour FROM (${buckets}) WHERE ${marks} AND hour != ${ALL_HOURS}`
     await reaggregate(clickhouse, tables, {
-      pairs: `SELECT DISTINCT token, hour FROM ${tables.candleMarks} WHERE ${marks} AND hour != ${ALL_HOURS}`,
+      pairs: hourBuckets,
       params: { ...params, tokens: summary.hourTokens, from: msParam(summary.lo * HOUR_MS), before: msParam((summary.hi + 1) * HOUR_MS) },
     })
-    for (const [token, hour] of await earliestHours(clickhouse, tables, marks, { ...params, tokens: summary.hourTokens })) {
+    for (const [token, hour] of await earliestHours(clickhouse, hourBuckets, { ...params, tokens: summary.hourTokens })) {
       result.earliestChange.set(token, hour * HOUR_MS)
     }
   }
@@ -89,8 +98,19 @@ export async function refreshCandles(
     for (const token of summary.wholeTokens) result.earliestChange.set(token, null)
   }
   result.tokens = [...result.earliestChange.keys()]
-  if (options.token === undefined && seenUntil > since) await recordMarksSeenUntil(clickhouse, tables, seenUntil)
+  await record()
   return result
+}
+
+/** A token-wide change for every token with candles, swaps or prices. */
+async function markEveryTokenChanged(clickhouse: ClickHouseClient, tables: Tables): Promise<void> {
+  await clickhouse.command({
+    query: `INSERT INTO ${tables.changes} (kind, tokens)
+      SELECT 'token', [token] FROM (
+        SELECT DISTINCT token FROM ${tables.candles1h}
+        UNION DISTINCT SELECT DISTINCT token_address AS token FROM ${tables.swapLegs}
+        UNION DISTINCT SELECT DISTINCT contract_address AS token FROM ${tables.prices})`,
+  })
 }
 
 async function reaggregate(
@@ -109,35 +129,13 @@ async function reaggregate(
   })
 }
 
-async function earliestHours(
-  clickhouse: ClickHouseClient,
-  tables: Tables,
-  marks: string,
-  params: Record<string, unknown>,
-): Promise<[string, number][]> {
+async function earliestHours(clickhouse: ClickHouseClient, buckets: string, params: Record<string, unknown>): Promise<[string, number][]> {
   const rs = await clickhouse.query({
-    query: `SELECT token, min(hour) AS first_hour FROM ${tables.candleMarks} WHERE ${marks} AND hour != ${ALL_HOURS} GROUP BY token`,
+    query: `SELECT token, min(hour) AS first_hour FROM (${buckets}) GROUP BY token`,
     query_params: params,
     format: 'JSONCompactEachRow',
   })
   return rs.json<[string, number]>()
-}
-
-async function marksSeenUntil(clickhouse: ClickHouseClient, tables: Tables): Promise<number> {
-  const row = await first<{ until: string }>(
-    clickhouse,
-    `SELECT toString(toUnixTimestamp64Milli(marks_until)) AS until FROM ${tables.candleRefreshState} FINAL WHERE name = {name:String}`,
-    { name: STATE },
-  )
-  return row === undefined ? 0 : Number(row.until)
-}
-
-async function recordMarksSeenUntil(clickhouse: ClickHouseClient, tables: Tables, until: number): Promise<void> {
-  await clickhouse.insert({
-    table: tables.candleRefreshState,
-    values: [{ name: STATE, marks_until: until, updated_at: Date.now() }],
-    format: 'JSONEachRow',
-  })
 }
 
 async function first<T>(clickhouse: ClickHouseClient, query: string, params: Record<string, unknown>): Promise<T | undefined> {

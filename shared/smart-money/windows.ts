@@ -1,6 +1,5 @@
+import { DAY_MS } from '../platform/time-units.js'
 import type { StatWindow } from '../platform/smart-money-settings.js'
-
-const DAY_MS = 86_400_000
 
 /** Days per window; `all` has no start. */
 export const WINDOW_DAYS: Record<StatWindow, number | null> = { '30d': 30, '90d': 90, '180d': 180, all: null }

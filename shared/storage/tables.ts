@@ -16,10 +16,11 @@ export interface Tables {
   swapsByWallet: string
   swapLegs: string
   swapMoves: string
-  /** Stored one-hour candles and the marks of the buckets to re-aggregate (schema/candles-schema.ts). */
+  /** Stored one-hour candles (schema/candles-schema.ts). */
   candles1h: string
-  candleMarks: string
-  candleRefreshState: string
+  /** The change feed, and where its consumers have read it to (schema/changes-schema.ts). */
+  changes: string
+  changePositions: string
   holdings: string
   /** The holdings again, ordered by wallet: one wallet's holdings are one range (schema/holdings-schema.ts). */
   holdingsByWallet: string
@@ -52,8 +53,8 @@ export function tablesFor(database: string): Tables {
     swapLegs: q('swap_legs_by_token'),
     swapMoves: q('swap_moves'),
     candles1h: q('candles_1h'),
-    candleMarks: q('candle_marks'),
-    candleRefreshState: q('candle_refresh_state'),
+    changes: q('changes'),
+    changePositions: q('change_positions'),
     holdings: q('holdings'),
     holdingsByWallet: q('holdings_by_wallet'),
     prices: q('prices'),

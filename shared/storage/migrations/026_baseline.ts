@@ -1,4 +1,5 @@
 import { candlesSchemaDdl } from '../schema/candles-schema.js'
+import { changesSchemaDdl } from '../schema/changes-schema.js'
 import { deadLettersSchemaDdl } from '../schema/dead-letters-schema.js'
 import { holdingsSchemaDdl } from '../schema/holdings-schema.js'
 import { smartMoneySchemaDdl } from '../schema/smart-money-schema.js'
@@ -18,8 +19,9 @@ function schemaDdl(t: Tables, onCluster: boolean): string[] {
     ...tokensSchemaDdl(t),
     ...holdingsSchemaDdl(t),
     ...swapsSchemaDdl(t),
-    // Its views read the prices, the tokens and the token path.
     ...candlesSchemaDdl(t),
+    // Its views read the swaps, the prices, the tokens and the holdings.
+    ...changesSchemaDdl(t),
     ...deadLettersSchemaDdl(t),
     ...storeIdentitySchemaDdl(t),
     ...smartMoneySchemaDdl(t, { onCluster }),
@@ -27,10 +29,11 @@ function schemaDdl(t: Tables, onCluster: boolean): string[] {
 }
 
 /**
- * The whole schema, as one migration at version 26: a new store gets it and records 26; a
- * store that the earlier, step-by-step migrations brought to version 26 already has exactly
- * this schema and is adopted as it is (nothing to apply). Later changes are migrations
- * after it. The data step gives a new store its id.
+ * The whole schema as the schema modules declare it now, as one migration at version 26: a
+ * new store gets it and records 26, then every later migration, each of which changes
+ * nothing on a store made this way. A store that the earlier, step-by-step migrations
+ * brought to version 26 is adopted as it is, and the later migrations bring it to the
+ * schema the modules declare. The data step gives a new store its id.
  */
 export const baseline: Migration = {
   version: BASELINE_VERSION,

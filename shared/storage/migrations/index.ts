@@ -1,5 +1,6 @@
 import { baseline } from './026_baseline.js'
+import { changeFeed } from './027_change_feed.js'
 import type { Migration } from './migration.js'
 
 /** The baseline, then every migration after it, in the order they apply. Add new ones at the end with the next version (27, …). */
-export const migrations: readonly Migration[] = [baseline]
+export const migrations: readonly Migration[] = [baseline, changeFeed]

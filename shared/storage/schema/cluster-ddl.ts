@@ -9,6 +9,7 @@
  *     ▶ the same ON CLUSTER, between the local tables: a view fires on the shard that received the block
  *   ALTER TABLE db.t … COLUMN …  ▶ on the local table and on the Distributed one, ON CLUSTER (codecs on the local one)
  *   CREATE DATABASE db           ▶ ON CLUSTER
+ *   DROP TABLE|VIEW IF EXISTS db.x ▶ ON CLUSTER (a table's local one too)
  *
  * The Distributed table keeps the single-node name, so the service reads and inserts
  * through the same names on both layouts (shared/storage/tables.ts). Each table's sharding key is
@@ -45,8 +46,8 @@ export const SHARDING_KEYS: Readonly<Record<string, string>> = {
   holdings_by_wallet: 'cityHash64(wallet_address, contract_address)',
   prices: 'cityHash64(contract_address)',
   candles_1h: 'cityHash64(token)',
-  candle_marks: 'cityHash64(token)',
-  candle_refresh_state: 'cityHash64(name)',
+  changes: BY_HASH,
+  change_positions: 'cityHash64(consumer)',
   dead_letters: 'cityHash64(id)',
   store_identity: 'cityHash64(id)',
   wallet_stats: 'cityHash64(wallet_address)',
@@ -101,6 +102,15 @@ export function clusterDdl(statement: string, database: string, cluster: string)
     // A Distributed table has the columns of its local table: column changes apply to both,
     // without their codecs (a Distributed table stores nothing to compress).
     if (/\b(ADD|DROP|MODIFY|RENAME|CLEAR) COLUMN\b/i.test(changes)) statements.push(`ALTER TABLE ${table} ${onCluster} ${withoutCodecs(changes)}`)
+    return statements
+  }
+
+  const drop = /^DROP (TABLE|VIEW) IF EXISTS (\S+)$/.exec(sql)
+  if (drop) {
+    const [, kind, name] = drop as unknown as [string, string, string]
+    unqualified(name, database)
+    const statements = [`DROP ${kind} IF EXISTS ${name} ${onCluster}`]
+    if (kind === 'TABLE') statements.push(`DROP TABLE IF EXISTS ${localTable(name)} ${onCluster}`)
     return statements
   }
 

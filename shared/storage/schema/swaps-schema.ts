@@ -15,8 +15,9 @@ import type { Tables } from '../tables.js'
  *                └─ mv_same_time_{wallet,leg}_tombstones ─▶ swap_rows_by_wallet, swap_legs_by_token
  *                       (a variant at the kept time: its other wallet's row, its other tokens' legs)
  *   swaps_by_time (rows and tombstones alike)
- *        ├─ mv_swap_rows_by_wallet ▶ swap_rows_by_wallet (whole rows by wallet, then time)
- *        └─ mv_swap_legs ──────▶ swap_legs_by_token  (by either leg's token, then time)
+ *        └─ mv_swap_rows_by_wallet ▶ swap_rows_by_wallet (whole rows by wallet, then time)
+ *               └─ mv_swap_legs ──────▶ swap_legs_by_token  (by either leg's token, then time)
+ *                      └─ mv_changes_swaps ─▶ changes (the change feed, schema/changes-schema.ts)
  *
  * Every row table is a ReplacingMergeTree(ingested_at, is_deleted) keyed by what
  * identifies its row, so re-delivery collapses and a tombstone retracts; reads use FINAL,
@@ -168,10 +169,16 @@ function tokenLegsDdl(t: Tables): string {
     SETTINGS index_granularity = ${TOKEN_LEGS_GRANULARITY}`
 }
 
+/**
+ * The legs are read from the wallet path, not beside it from swaps_by_time, so the three
+ * paths commit in a chain (by time, by wallet, by token) and the change feed, read from the
+ * legs, names a row only once every path holds it. The wallet path's same-time tombstones
+ * carry no tokens and make no leg.
+ */
 export function tokenLegsViewDdl(t: Tables): string {
   return `CREATE MATERIALIZED VIEW IF NOT EXISTS ${t.database}.${TOKEN_LEGS_VIEW} TO ${t.swapLegs} AS
-      SELECT token_address, ${SWAP_KEY.join(', ')}, ingested_at, is_deleted, wallet_address FROM ${t.swaps}
-      ARRAY JOIN arrayDistinct([token_sold_address, token_bought_address]) AS token_address`
+      SELECT token_address, ${SWAP_KEY.join(', ')}, ingested_at, is_deleted, wallet_address FROM ${t.swapsByWallet}
+      ARRAY JOIN arrayFilter(x -> x != '', arrayDistinct([token_sold_address, token_bought_address])) AS token_address`
 }
 
 /**
