@@ -10,6 +10,7 @@ import { routeTable } from './route-table.js'
 import { candlesRouter } from './candles-route.js'
 import { CandleRefreshGate } from './candle-refresh-gate.js'
 import { errorResponder, unknownRoute } from './error-handling.js'
+import { FeedWatch } from './feed-watch.js'
 import { HoldingsRepository } from './holdings-repository.js'
 import { holdingsRouter } from './holdings-routes.js'
 import { SwapHourCounts } from './swap-hour-counts.js'
@@ -49,12 +50,13 @@ export interface ApiDeps {
 export function createApp(deps: ApiDeps): Express {
   const tokens = new TokenPresence(deps.clickhouse, deps.tables)
   const directory = deps.tokenDirectory
-  const holdings = new HoldingsRepository(deps.clickhouse, deps.tables, directory, new VersionedResults(deps.redis, deps.redisPrefix, 'holdings'))
-  const hourCounts = new SwapHourCounts(deps.clickhouse, deps.tables, deps.redis, deps.redisPrefix)
-  const keptSwaps = new VersionedResults(deps.redis, deps.redisPrefix, 'swaps')
+  const feed = new FeedWatch(deps.clickhouse, deps.tables)
+  const holdings = new HoldingsRepository(deps.clickhouse, deps.tables, directory, new VersionedResults(feed, ['holding']))
+  const hourCounts = new SwapHourCounts(deps.clickhouse, deps.tables, feed)
+  const keptSwaps = new VersionedResults(feed, ['swap'])
   const swaps = new SwapsRepository(deps.clickhouse, deps.tables, hourCounts, directory, keptSwaps)
   const flows = new TokenFlowsRepository(deps.clickhouse, deps.tables, keptSwaps)
-  const refreshGate = new CandleRefreshGate(deps.redis, deps.redisPrefix)
+  const refreshGate = new CandleRefreshGate(feed)
   const servedWallets = new ServedWallets(deps.clickhouse, deps.tables, deps.smartMoney.servedWallets)
 
   const app = express()

@@ -1,8 +1,10 @@
+import { changeRangeParams, IN_CHANGE_RANGE, type ChangeRange } from '../shared/changes/change-feed.js'
 import type { ClickHouseClient } from '../shared/storage/clickhouse.js'
-import type { Redis } from '../shared/platform/redis.js'
-import { HOUR_MS, hourStart, readSwapHourMarks, readSwapHoursVersion } from '../shared/swaps/swap-hours.js'
+import { HOUR_MS, hourStart } from '../shared/platform/time-units.js'
+import { queryRows } from '../shared/storage/query-rows.js'
 import type { Tables } from '../shared/storage/tables.js'
 import { listSet } from '../shared/storage/list-param.js'
+import { KEPT_MS, rangeTo, type FeedReading, type FeedWatch } from './feed-watch.js'
 import { servedCondition, type ServedScope } from './served-wallets.js'
 
 /** A slice of a time range with its exact number of swaps; `from` and `to` inclusive, ms. */
@@ -12,22 +14,13 @@ export interface CountedSlice {
   count: number
 }
 
-interface CachedHour {
-  count: number
-  /** The hour's mark when it was counted (undefined: it had none). */
-  mark: string | undefined
-}
-
-/** How far back the log of retractions is read again, for inserts still committing. */
-const MOVES_OVERLAP_MS = 60_000
-
 /** Partial-hour windows kept counted (the least recently read are dropped). */
 const KEPT_WINDOWS = 1_024
 
 interface CachedWindow {
   count: number
-  /** The hours the window touches, and their marks when it was counted. */
-  marks: Map<number, string | undefined>
+  /** The hours the window touches. */
+  hours: number[]
 }
 
 /** Scopes (token sets, served generations) whose hours are kept counted at once (the least recently read are dropped). */
@@ -52,20 +45,24 @@ const MAX_DERIVED_WALLETS = 2_000
 /**
  * Exact counts of the live swaps per hour, cached in this process: a whole-range total
  * is a sum of cached hours plus two partial hours at the edges, not a FINAL scan of
- * the range. An hour is recounted (with FINAL, so exact whether merged or not) when
- * ingestion marks it changed (shared/swaps/swap-hours.ts) or a re-delivery retracted a
- * version in it (the swap_moves log). Marks are read before counting, so an insert
- * that lands while an hour is counted always leaves a newer mark behind it.
+ * the range. An hour is recounted (with FINAL, so exact whether merged or not) once the
+ * change feed names a swap change in it: a swap stored, retracted or moved away (a
+ * tombstone at its old time), or a variant replaced at the same time. The feed is read
+ * before counting, so an insert that lands while an hour is counted is in the feed after
+ * the position read, and the next sync drops the hour; the feed has no time window, so
+ * a change is seen however late it commits.
  *
  * `scoped` gives the same for the swaps of some tokens (either leg, from swap_legs_by_token)
  * and/or of the served wallets (SERVED_WALLETS=tracked, one count per generation of the
  * tracked set): such a page reads only the hours it lies in, like an unfiltered one.
  */
 export class SwapHourCounts {
-  private readonly hours = new Map<number, CachedHour>()
-  private version: string | null | undefined = undefined
-  private marks = new Map<number, string>()
-  private movesSeenUntil = 0
+  private readonly hours = new Map<number, number>()
+  /** The last reading of the feed taken in (undefined: none yet, nothing cached). */
+  private at: FeedReading | undefined
+  /** Grows with every sync that found changes: what was counted meanwhile is not kept. */
+  private syncs = 0
+  private syncing: Promise<void> = Promise.resolve()
   /** First and last stored time (ms), read again whenever anything changed; null: no swaps. */
   private stored: { min: number; max: number } | null = null
   private filling: Promise<unknown> = Promise.resolve()
@@ -79,8 +76,7 @@ export class SwapHourCounts {
   constructor(
     private readonly clickhouse: ClickHouseClient,
     private readonly tables: Tables,
-    private readonly redis: Redis,
-    private readonly redisPrefix: string,
+    private readonly feed: FeedWatch,
     private readonly scope: CountScope = { tokens: null, served: null },
   ) {}
 
@@ -93,7 +89,7 @@ export class SwapHourCounts {
     else {
       const scope: CountScope = { tokens: tokens === null ? null : [...tokens], served }
       const previous = served === null ? undefined : this.previousGeneration(scope)
-      scoped = new SwapHourCounts(this.clickhouse, this.tables, this.redis, this.redisPrefix, previous === undefined ? scope : { ...scope, previous })
+      scoped = new SwapHourCounts(this.clickhouse, this.tables, this.feed, previous === undefined ? scope : { ...scope, previous })
     }
     this.scopes.set(key, scoped)
     if (this.scopes.size > SCOPES) this.scopes.delete(this.scopes.keys().next().value!)
@@ -152,15 +148,18 @@ export class SwapHourCounts {
       hours++
       const cached = this.hours.get(h)
       if (cached === undefined) continue
-      n += cached.count
+      n += cached
       counted++
     }
     return counted === 0 ? undefined : (n / counted) * hours
   }
 
-  /** [startMs, endMs] cut into counted slices, newest first: partial edges, whole hours between. */
-  async slices(requestedStart: number, requestedEnd: number): Promise<CountedSlice[]> {
-    await this.sync()
+  /**
+   * [startMs, endMs] cut into counted slices, newest first: partial edges, whole hours between.
+   * `reading`: a reading of the feed taken after the request arrived (else one is taken).
+   */
+  async slices(requestedStart: number, requestedEnd: number, reading?: FeedReading): Promise<CountedSlice[]> {
+    await this.sync(reading)
     // Only the stored span has hours worth counting (start_time=0 would be 490,000 hours).
     if (this.stored === null || requestedEnd < this.stored.min || requestedStart > this.stored.max) return []
     const startMs = Math.max(requestedStart, this.stored.min)
@@ -171,7 +170,7 @@ export class SwapHourCounts {
     // The partial hours at the edges are counted (in one query) while the whole hours are filled.
     const edges: Array<[number, number] | undefined> = [endMs >= lastFullEnd ? [lastFullEnd, endMs] : undefined, startMs < firstFull ? [startMs, firstFull - 1] : undefined]
     const present = edges.filter((e): e is [number, number] => e !== undefined)
-    const [counts, hours] = await Promise.all([present.length > 0 ? this.keptWindows(present) : Promise.resolve([]), this.fill(firstFull, lastFullEnd)])
+    const [counts, hours] = await Promise.all([present.length > 0 ? this.keptWindows(present) : Promise.resolve([]), this.fill(firstFull, lastFullEnd, reading)])
     const newest = edges[0] === undefined ? undefined : counts[0]
     const oldest = edges[1] === undefined ? undefined : counts[present.length - 1]
     const slices: CountedSlice[] = []
@@ -183,31 +182,48 @@ export class SwapHourCounts {
     return slices
   }
 
-  /** Drops what changed since the last look: one Redis read when nothing did. */
-  private async sync(): Promise<void> {
-    const version = await readSwapHoursVersion(this.redis, this.redisPrefix)
-    if (version === this.version) return
-    if (version === null && this.version !== undefined) {
-      // Redis lost its marks: nothing cached can be vouched for.
+  /** Takes in `reading`, or the feed as read after this call: drops the hours changed since the last reading taken in. */
+  private async sync(given?: FeedReading): Promise<void> {
+    const reading = given ?? (await this.feed.read())
+    const run = this.syncing.then(() => this.takeIn(reading))
+    this.syncing = run.catch(() => undefined)
+    return run
+  }
+
+  private async takeIn(reading: FeedReading): Promise<void> {
+    const at = this.at
+    if (at !== undefined && reading.read <= at.read) return // a later reading was taken in already
+    // Nothing cached yet; or the counter started again (the range restarts at 0), or changes
+    // since the last reading may have expired: nothing cached can be vouched for.
+    const range = at === undefined ? undefined : rangeTo(reading, at.position)
+    const afresh = at === undefined || range!.from < at.position || reading.epoch !== at.epoch || reading.startedAt - at.startedAt > KEPT_MS
+    // The feed's reader found no swap change between the two readings: nothing to drop.
+    if (!afresh && reading.versions.swap === at.versions.swap) {
+      this.at = reading
+      return
+    }
+    this.syncs++ // before anything is dropped: a count running now is not kept
+    if (afresh) {
       this.hours.clear()
       this.windows.clear()
-    }
-    this.marks = await readSwapHourMarks(this.redis, this.redisPrefix)
-    for (const [hour, cached] of this.hours) {
-      if (this.marks.get(hour) !== cached.mark) this.hours.delete(hour)
-    }
-    const moved = new Set(await this.movedHours())
-    for (const hour of moved) this.hours.delete(hour)
-    for (const [key, cached] of this.windows) {
-      for (const [hour, mark] of cached.marks) {
-        if (moved.has(hour) || this.marks.get(hour) !== mark) {
-          this.windows.delete(key)
-          break
-        }
-      }
+    } else {
+      const changed = await this.changedHours(range!)
+      for (const hour of changed) this.hours.delete(hour)
+      for (const [key, cached] of this.windows) if (cached.hours.some((h) => changed.has(h))) this.windows.delete(key)
     }
     this.stored = await this.storedSpan()
-    this.version = version
+    this.at = reading
+  }
+
+  /** The hours of the swap changes in `range`: swaps stored, retracted or moved, variants replaced. */
+  private async changedHours(range: ChangeRange): Promise<Set<number>> {
+    const [row] = await queryRows<{ hours: (string | number)[] }>(
+      this.clickhouse,
+      `SELECT groupUniqArray(intDiv(toUnixTimestamp64Milli(timestamp), ${HOUR_MS}) * ${HOUR_MS}) AS hours
+       FROM ${this.tables.changes} WHERE kind = 'swap' AND ${IN_CHANGE_RANGE}`,
+      changeRangeParams(range),
+    )
+    return new Set((row?.hours ?? []).map(Number))
   }
 
   private async storedSpan(): Promise<{ min: number; max: number } | null> {
@@ -220,28 +236,12 @@ export class SwapHourCounts {
     return row === undefined || Number(row.n) === 0 ? null : { min: Number(row.min), max: Number(row.max) }
   }
 
-  /** Hours in which a re-delivery at another time retracted a version, since the last look. */
-  private async movedHours(): Promise<number[]> {
-    const rs = await this.clickhouse.query({
-      query: `SELECT toString(max(toUnixTimestamp64Milli(moved_at))) AS until,
-                groupUniqArray(intDiv(toUnixTimestamp64Milli(timestamp), ${HOUR_MS}) * ${HOUR_MS}) AS hours
-              FROM ${this.tables.swapMoves}
-              WHERE moved_at >= fromUnixTimestamp64Milli({since:Int64}, 'UTC')`,
-      query_params: { since: Math.max(0, this.movesSeenUntil - MOVES_OVERLAP_MS) },
-      format: 'JSONEachRow',
-    })
-    const [row] = await rs.json<{ until: string; hours: (string | number)[] }>()
-    if (row === undefined || row.hours.length === 0) return []
-    this.movesSeenUntil = Math.max(this.movesSeenUntil, Number(row.until))
-    return row.hours.map(Number)
-  }
-
   /**
    * The count of every whole hour in [from, toExclusive): those kept, and the others in one
    * query, one filler at a time. What is counted is kept only if nothing changed meanwhile
-   * (no sync saw a new version while the query ran: its marks or moves might postdate it).
+   * (no sync found changes while the query ran: they might postdate it).
    */
-  private fill(from: number, toExclusive: number): Promise<Map<number, number>> {
+  private fill(from: number, toExclusive: number, reading?: FeedReading): Promise<Map<number, number>> {
     const run = this.filling.then(async () => {
       const counts = new Map<number, number>()
       let lo = Infinity
@@ -249,21 +249,20 @@ export class SwapHourCounts {
       for (let h = from; h < toExclusive; h += HOUR_MS) {
         const cached = this.hours.get(h)
         if (cached !== undefined) {
-          counts.set(h, cached.count)
+          counts.set(h, cached)
           continue
         }
         lo = Math.min(lo, h)
         hi = Math.max(hi, h)
       }
       if (lo === Infinity) return counts
-      const [marks, version] = [this.marks, this.version]
-      const derived = await this.derivedHours(lo, hi, marks)
+      const syncs = this.syncs
+      const derived = await this.derivedHours(lo, hi, reading)
       for (const [h, n] of derived) counts.set(h, n)
       while (lo <= hi && counts.has(lo)) lo += HOUR_MS
       while (hi >= lo && counts.has(hi)) hi -= HOUR_MS
-      const keep = this.version === version
       if (lo > hi) {
-        if (keep) for (const [h, n] of derived) if (!this.hours.has(h)) this.hours.set(h, { count: n, mark: marks.get(h) })
+        if (this.syncs === syncs) for (const [h, n] of derived) if (!this.hours.has(h)) this.hours.set(h, n)
         return counts
       }
       const rs = await this.clickhouse.query({
@@ -275,12 +274,12 @@ export class SwapHourCounts {
       })
       const counted = new Map<number, number>(derived)
       for (const row of await rs.json<{ hour: string; n: string | number }>()) if (!derived.has(Number(row.hour))) counted.set(Number(row.hour), Number(row.n))
-      const kept = this.version === version
+      const kept = this.syncs === syncs
       for (let h = from; h < toExclusive; h += HOUR_MS) {
         if (counts.has(h) && !derived.has(h)) continue
         const n = counted.get(h) ?? 0
         counts.set(h, n)
-        if (kept && !this.hours.has(h)) this.hours.set(h, { count: n, mark: marks.get(h) })
+        if (kept && !this.hours.has(h)) this.hours.set(h, n)
       }
       return counts
     })
@@ -290,18 +289,20 @@ export class SwapHourCounts {
 
   /**
    * Whole hours of [lo, hi] derived from the previous generation's counts: each hour it holds
-   * counted under the mark the hour has now, plus the added wallets' swaps in it, less the
-   * removed wallets' (read through the wallet path, whose rows are the same live swaps).
+   * (as of a reading of the feed no older than this one's), plus the added wallets' swaps in
+   * it, less the removed wallets' (read through the wallet path, whose rows are the same live swaps).
    */
-  private async derivedHours(lo: number, hi: number, marks: Map<number, string>): Promise<Map<number, number>> {
+  private async derivedHours(lo: number, hi: number, reading?: FeedReading): Promise<Map<number, number>> {
     const derived = new Map<number, number>()
     const previous = this.scope.previous
     if (previous === undefined) return derived
-    await previous.counts.sync() // drops its hours that changed since it last looked
+    await previous.counts.sync(reading) // drops its hours that changed since it last looked
+    const [mine, theirs] = [this.at, previous.counts.at]
+    if (mine === undefined || theirs === undefined || theirs.epoch !== mine.epoch || theirs.position < mine.position) return derived
     const base = new Map<number, number>()
     for (let h = lo; h <= hi; h += HOUR_MS) {
       const cached = previous.counts.hours.get(h)
-      if (cached !== undefined && cached.mark === marks.get(h) && !this.hours.has(h)) base.set(h, cached.count)
+      if (cached !== undefined && !this.hours.has(h)) base.set(h, cached)
     }
     if (base.size === 0) return derived
     const hours = [...base.keys()]
@@ -336,17 +337,17 @@ export class SwapHourCounts {
     }
     const missing = keys.flatMap((key, i) => (known.has(key) ? [] : [i]))
     if (missing.length > 0) {
-      const [marks, version] = [this.marks, this.version] // read before counting, as for whole hours
+      const syncs = this.syncs // read before counting, as for whole hours
       const counts = await this.countWindows(missing.map((i) => windows[i]!))
-      // Kept only if no sync saw a change while counting (its marks or moves might postdate the count).
-      const keep = this.version === version
+      // Kept only if no sync found changes while counting (they might postdate the count).
+      const keep = this.syncs === syncs
       missing.forEach((w, n) => {
         known.set(keys[w]!, counts[n]!)
         if (!keep) return
         const [from, to] = windows[w]!
-        const touched = new Map<number, string | undefined>()
-        for (let h = hourStart(from); h <= to; h += HOUR_MS) touched.set(h, marks.get(h))
-        this.windows.set(keys[w]!, { count: counts[n]!, marks: touched })
+        const touched: number[] = []
+        for (let h = hourStart(from); h <= to; h += HOUR_MS) touched.push(h)
+        this.windows.set(keys[w]!, { count: counts[n]!, hours: touched })
       })
     }
     for (const key of keys) {

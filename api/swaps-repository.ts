@@ -7,6 +7,7 @@ import { MAX_TIMESTAMP_MS } from '../shared/records/records.js'
 import type { Tables } from '../shared/storage/tables.js'
 import type { Page } from './pagination.js'
 import type { SwapCursor } from './swap-cursor.js'
+import type { FeedReading } from './feed-watch.js'
 import type { SwapHourCounts } from './swap-hour-counts.js'
 import type { ReadOptions, VersionedResults } from './versioned-results.js'
 import { isServed, servedCondition, type ServedScope } from './served-wallets.js'
@@ -125,14 +126,14 @@ export class SwapsRepository {
     const key = JSON.stringify(['list', range, filter.walletAddress, filter.tokenAddresses, page.limit, start, served?.generation ?? null])
     const result = await this.kept.read(
       key,
-      () =>
+      (reading) =>
         filter.walletAddress !== undefined
           ? isServed(served, filter.walletAddress)
             ? this.listWallet(filter.walletAddress, filter.tokenAddresses, range, page, start, cursorParams)
             : Promise.resolve({ rows: [], total: 0, offset: 'offset' in start ? start.offset : 0 })
           : filter.tokenAddresses !== undefined
-            ? this.listByHours(this.tokenPages(filter.tokenAddresses, served), range, page, start, cursorParams)
-            : this.listByHours(this.rangePages(served), range, page, start, cursorParams),
+            ? this.listByHours(this.tokenPages(filter.tokenAddresses, served), range, page, start, cursorParams, reading)
+            : this.listByHours(this.rangePages(served), range, page, start, cursorParams, reading),
       options,
     )
     const last = result.rows.at(-1)
@@ -191,15 +192,16 @@ export class SwapsRepository {
     }
   }
 
-  /** The page's hours, found from the exact hour counts of what `source` lists. */
+  /** The page's hours, found from the exact hour counts of what `source` lists (as of `reading` of the change feed, when given). */
   private async listByHours(
     source: HourPages,
     range: { start: number; end: number },
     page: Page,
     start: PageStart,
     cursorParams: Params,
+    reading?: FeedReading,
   ): Promise<{ rows: SwapRow[]; total: number; offset: number }> {
-    const slices = await source.counts.slices(range.start, range.end)
+    const slices = await source.counts.slices(range.start, range.end, reading)
     const total = slices.reduce((n, s) => n + s.count, 0)
     // i: the newest slice holding rows of the page; skip: its rows before the page;
     // remaining: its rows from the page on.

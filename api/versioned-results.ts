@@ -1,5 +1,5 @@
-import type { Redis } from '../shared/platform/redis.js'
-import { readDataVersion, type VersionedData } from '../shared/swaps/data-versions.js'
+import type { ChangeKind } from '../shared/storage/schema/changes-schema.js'
+import { versionOf, type FeedReading, type FeedWatch } from './feed-watch.js'
 
 /** Most results kept per kind of data (a page of 50 swaps is ~30 KB of rows). */
 const MAX_ENTRIES = 500
@@ -15,27 +15,30 @@ export interface ReadOptions {
 }
 
 /**
- * Results of reads of one kind of data, kept while that data's version token
- * (shared/swaps/data-versions.ts) stays the same. Ingestion sets a new token after storing
- * rows and before acknowledging them, so a kept result is exactly what the query would
- * return now. Requests for the same result share one computation while it runs (50
- * analysts polling the newest page cost one query). Without a token (none written yet,
- * Redis emptied or unreachable) nothing is kept and every read computes.
+ * Results of reads of some kinds of data, kept while the change feed shows no change of
+ * those kinds (feed-watch.ts: the version of a kind is the last read of the feed that
+ * found changes of it). Ingestion stores rows before acknowledging them, and the feed is
+ * read after a request arrives, so a kept result is exactly what the query would return
+ * now. Requests for the same result share one computation while it runs (50 analysts
+ * polling the newest page cost one query). When the feed cannot be read, nothing is kept.
  */
 export class VersionedResults {
-  private version: string | null = null
+  private version: number | undefined
   /** Insertion order is recency: a hit moves its entry to the end. */
   private readonly entries = new Map<string, Promise<unknown>>()
 
   constructor(
-    private readonly redis: Redis,
-    private readonly redisPrefix: string,
-    private readonly data: VersionedData,
+    private readonly feed: FeedWatch,
+    private readonly kinds: readonly ChangeKind[],
   ) {}
 
-  async read<T>(key: string, compute: () => Promise<T>, options: ReadOptions = {}): Promise<T> {
-    const version = await readDataVersion(this.redis, this.redisPrefix, this.data).catch(() => null)
-    if (version === null) return compute()
+  /** `compute` is given the reading of the feed this read took (undefined: none could be taken), which a computation may use as its own. */
+  async read<T>(key: string, compute: (reading?: FeedReading) => Promise<T>, options: ReadOptions = {}): Promise<T> {
+    const reading = await this.feed.read().catch(() => undefined)
+    if (reading === undefined) return compute()
+    const version = versionOf(reading, this.kinds)
+    // A reading older than one already taken in: compute, keep nothing.
+    if (this.version !== undefined && version < this.version) return compute(reading)
     if (version !== this.version) {
       this.entries.clear()
       this.version = version
@@ -46,7 +49,7 @@ export class VersionedResults {
       this.entries.set(key, kept)
       return kept as Promise<T>
     }
-    const result = compute()
+    const result = compute(reading)
     this.entries.delete(key)
     this.entries.set(key, result)
     if (this.entries.size > MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!)

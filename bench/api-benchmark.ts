@@ -33,6 +33,7 @@ import type { Server, ServerResponse } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startApiServer, type ApiServer } from '../api/api-server.js'
+import { FeedWatch } from '../api/feed-watch.js'
 import { HoldingsRepository } from '../api/holdings-repository.js'
 import { SwapHourCounts } from '../api/swap-hour-counts.js'
 import { SwapsRepository, type SwapFilter } from '../api/swaps-repository.js'
@@ -40,8 +41,6 @@ import { TokenDirectory } from '../api/token-directory.js'
 import { TokenPresence } from '../api/token-presence.js'
 import { VersionedResults } from '../api/versioned-results.js'
 import { TokenFlowsRepository } from '../api/token-flows-repository.js'
-import { markCandleInputsChanged, markHoldingsChanged } from '../shared/swaps/data-versions.js'
-import { HOUR_MS, hourStart, markSwapHoursChanged } from '../shared/swaps/swap-hours.js'
 import { openRuntime } from '../shared/bootstrap.js'
 import { CANDLE_MS, closedCandles } from '../shared/candles/candles.js'
 import { loadConfig } from '../shared/platform/config.js'
@@ -240,7 +239,6 @@ async function buildStore(): Promise<number> {
       asOf: buildEndMs,
     },
   )
-  await markStored()
   const took = performance.now() - started
   const rs = await clickhouse.query({
     query: `SELECT table, sum(rows) AS rows, count() AS parts FROM system.parts
@@ -253,15 +251,6 @@ async function buildStore(): Promise<number> {
   return took
 }
 
-/** What the ingest workers tell the API after storing rows (the store was built around them). */
-async function markStored(): Promise<void> {
-  const hours = new Set<number>()
-  for (let h = hourStart(buildStartMs); h <= buildEndMs; h += HOUR_MS) hours.add(h)
-  await markSwapHoursChanged(redis, config.redis.prefix, hours)
-  await markHoldingsChanged(redis, config.redis.prefix)
-  await markCandleInputsChanged(redis, config.redis.prefix)
-}
-
 /** With BENCH_STORE_DIR: whether the kept store already holds the SWAPS swaps. */
 async function keptStoreReady(): Promise<boolean> {
   if (keptDir === undefined) return false
@@ -270,7 +259,6 @@ async function keptStoreReady(): Promise<boolean> {
   const stored = Number(row?.n ?? 0)
   if (stored === SWAPS) {
     console.log(`measuring the kept store in ${dataDir} (${count(stored)} swaps) again`)
-    await markStored()
     return true
   }
   if (stored > 0) throw new Error(`${dataDir} holds ${count(stored)} swaps, not ${count(SWAPS)}: remove it or set BENCH_SWAPS`)
@@ -416,15 +404,10 @@ try {
   }
   const tokenColumns = 'contract_address, id, name, symbol, decimals'
   // Raw calls compute every time (fresh), as a request with Cache-Control: no-cache does.
-  const holdingsRepo = new HoldingsRepository(clickhouse, tables, directory, new VersionedResults(redis, config.redis.prefix, 'holdings'))
-  const swapsRepo = new SwapsRepository(
-    clickhouse,
-    tables,
-    new SwapHourCounts(clickhouse, tables, redis, config.redis.prefix),
-    directory,
-    new VersionedResults(redis, config.redis.prefix, 'swaps'),
-  )
-  const flowsRepo = new TokenFlowsRepository(clickhouse, tables, new VersionedResults(redis, config.redis.prefix, 'swaps'))
+  const feed = new FeedWatch(clickhouse, tables)
+  const holdingsRepo = new HoldingsRepository(clickhouse, tables, directory, new VersionedResults(feed, ['holding']))
+  const swapsRepo = new SwapsRepository(clickhouse, tables, new SwapHourCounts(clickhouse, tables, feed), directory, new VersionedResults(feed, ['swap']))
+  const flowsRepo = new TokenFlowsRepository(clickhouse, tables, new VersionedResults(feed, ['swap']))
   const fresh = { fresh: true }
 
   // SERVED_WALLETS=tracked: the first TRACKED_SHARE of the wallets are the tracked set.

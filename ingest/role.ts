@@ -1,7 +1,5 @@
 import { QueueFactory } from '../shared/platform/queue-factory.js'
 import { createRedis } from '../shared/platform/redis.js'
-import { markSwapHoursChanged } from '../shared/swaps/swap-hours.js'
-import { markCandleInputsChanged, markHoldingsChanged } from '../shared/swaps/data-versions.js'
 import type { RunningRole, Runtime } from '../shared/runtime.js'
 import { publishTokensChanged } from '../shared/records/token-events.js'
 import { BatchWriter } from './pipeline/batch-writer.js'
@@ -28,11 +26,8 @@ export async function startIngestRole(runtime: Runtime): Promise<RunningRole> {
     logger,
   )
   const tokenIds = new TokenIdRegistry(clickhouse, tables, commands, config.redis.prefix)
-  const onSwapHoursStored = (hours: ReadonlySet<number>) => markSwapHoursChanged(commands, config.redis.prefix, hours)
-  const onHoldingsStored = () => markHoldingsChanged(commands, config.redis.prefix)
   const onTokensStored = (addresses: readonly string[]) => publishTokensChanged(commands, config.redis.prefix, addresses)
-  const onCandleInputsStored = () => markCandleInputsChanged(commands, config.redis.prefix)
-  const worker = createIngestWorker(config, queues, { writer, tables, tokenIds, onSwapHoursStored, onHoldingsStored, onTokensStored, onCandleInputsStored }, logger)
+  const worker = createIngestWorker(config, queues, { writer, tables, tokenIds, onTokensStored }, logger)
   await worker.waitUntilReady()
   logger.info('ingest worker started', { concurrency: config.ingest.concurrency })
   const redrives = await startRedriveWorker(config, queues, clickhouse, tables, logger).catch(async (err: unknown) => {

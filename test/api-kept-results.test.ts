@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ClickHouseClient } from '../shared/storage/clickhouse.js'
-import { createRedis, redisKey } from '../shared/platform/redis.js'
+import { createRedis, deleteKeysWithPrefix } from '../shared/platform/redis.js'
 import { addressFor, hashFor, insertHoldings, insertSwaps, insertTokens } from './support/factories.js'
 import { getJson, startTestApi, type TestApi } from './support/http.js'
 import { startIngestHarness, type IngestHarness } from './support/ingest-harness.js'
@@ -10,15 +10,18 @@ const T0 = Date.UTC(2025, 5, 1, 12, 0, 0)
 const RANGE = `start_time=${T0 - 86_400_000}&end_time=${T0 + 86_400_000}`
 
 /**
- * The API keeps the rows of a page until ingestion stores rows of that kind again
- * (api/versioned-results.ts): a repeated or concurrent request costs no query, and a
- * request made after an acknowledgement still sees the acknowledged rows.
+ * The API keeps the rows of a page until the change feed shows rows of that kind stored
+ * again (api/versioned-results.ts, api/feed-watch.ts): a repeated or concurrent request
+ * costs no query but the feed's position, and a request made after an acknowledgement
+ * still sees the acknowledged rows.
  */
 describe('kept results of swap and holding pages', () => {
   let rt: TestRuntime
   let api: TestApi
   let ingest: IngestHarness
+  /** Queries but the reads of the change feed (its position in system.parts, its changes), which `feed` counts. */
   let queries = 0
+  let feed = 0
   const redis = createRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379')
   const wallet = addressFor('kept-wallet')
   const usdc = addressFor('kept-usdc')
@@ -38,7 +41,9 @@ describe('kept results of swap and holding pages', () => {
         const value: unknown = Reflect.get(target, prop, receiver)
         if (prop === 'query' && typeof value === 'function') {
           return (...args: unknown[]) => {
-            queries++
+            const sql = (args[0] as { query: string }).query
+            if (sql.includes('system.parts') || sql.includes(rt.tables.changes)) feed++
+            else queries++
             return (value as (...a: unknown[]) => unknown).apply(target, args)
           }
         }
@@ -72,11 +77,14 @@ describe('kept results of swap and holding pages', () => {
     await rt?.cleanup()
   })
 
-  it('answers a repeated page without a query, and a no-cache request with one', async () => {
+  it('answers a repeated page without a query but the feed position, and a no-cache request with one', async () => {
     const first = await swapsPage()
     expect(first.total).toBe(10)
     const before = queries
+    const feedBefore = feed
     expect(await swapsPage()).toEqual(first)
+    expect(queries).toBe(before)
+    expect(feed).toBe(feedBefore + 1)
     expect(await swapsPage(`&address=${wallet}`)).toEqual(first)
     const afterWallet = queries
     expect(await swapsPage(`&address=${wallet}`)).toEqual(first)
@@ -119,14 +127,28 @@ describe('kept results of swap and holding pages', () => {
     await swapsPage('&limit=7', { 'cache-control': 'no-cache' })
     const perComputation = queries - one
     expect(perComputation).toBeGreaterThan(0)
-    // A new version (as after an insert), then 30 requests at once.
+    // A swap stored (a new version of the swaps), then 30 requests at once.
     await insertSwaps(rt, [swap(60)])
     const start = queries
+    const feedStart = feed
     const pages = await Promise.all(Array.from({ length: 30 }, () => swapsPage('&limit=9')))
     expect(new Set(pages.map((p) => JSON.stringify(p))).size).toBe(1)
     expect(pages[0]!.total).toBe(12)
     // The hour counts recount once, then one computation of the page: far fewer than 30.
     expect(queries - start).toBeLessThan(perComputation * 3 + 6)
+    // A read of the feed covers every request that arrived before it started (feed-watch.test.ts):
+    // over HTTP they arrive across a few turns of the event loop, still far fewer than 30 reads.
+    expect(feed - feedStart).toBeLessThan(10)
+  })
+
+  it('answers 50 concurrent requests for a kept page with a few reads of the feed and no other query', async () => {
+    await swapsPage('&limit=3')
+    const start = queries
+    const feedStart = feed
+    const pages = await Promise.all(Array.from({ length: 50 }, () => swapsPage('&limit=3')))
+    expect(new Set(pages.map((p) => JSON.stringify(p))).size).toBe(1)
+    expect(queries).toBe(start)
+    expect(feed - feedStart).toBeLessThan(10)
   })
 
   it('shows holdings acknowledged by ingestion on the next request', async () => {
@@ -148,12 +170,28 @@ describe('kept results of swap and holding pages', () => {
     expect(after.result[0]!.value_usd).toBe(99)
   })
 
-  it('keeps nothing when the version token is gone (Redis emptied)', async () => {
-    await redis.del(redisKey(rt.config.redis.prefix, 'holdings', 'version'))
-    const read = () => getJson(`${api.baseUrl}/holdings`)
-    await read()
+  it('keeps a holdings page across swaps stored, and drops it when holdings are', async () => {
+    const read = async () => (await getJson(`${api.baseUrl}/holdings`)).body as { result: { value_usd: number }[]; pagination: { total: number } }
+    const first = await read()
+    await insertSwaps(rt, [swap(70)])
     const before = queries
-    await read()
+    expect(await read()).toEqual(first)
+    expect(queries).toBe(before)
+    await insertHoldings(rt, [{ wallet_address: addressFor('kept-other'), contract_address: usdc, value_usd: 5 }])
+    expect((await read()).pagination.total).toBe(first.pagination.total + 1)
     expect(queries).toBeGreaterThan(before)
+  })
+
+  it('stays exact with Redis emptied: kept pages follow the change feed, not Redis', async () => {
+    await deleteKeysWithPrefix(redis, rt.config.redis.prefix)
+    const kept = await swapsPage()
+    const before = queries
+    expect(await swapsPage()).toEqual(kept)
+    expect(queries).toBe(before)
+    // A swap stored straight into ClickHouse after the page was kept shows on the next read.
+    await insertSwaps(rt, [swap(80)])
+    const after = await swapsPage()
+    expect(after.total).toBe(kept.total + 1)
+    expect(after.hashes[0]).toBe(swap(80).hash)
   })
 })

@@ -9,6 +9,7 @@ import { SwapHourCounts } from '../api/swap-hour-counts.js'
 import { SwapsRepository } from '../api/swaps-repository.js'
 import { TokenDirectory } from '../api/token-directory.js'
 import { VersionedResults } from '../api/versioned-results.js'
+import { FeedWatch } from '../api/feed-watch.js'
 import { createLogger } from '../shared/platform/logger.js'
 import { createRedis } from '../shared/platform/redis.js'
 import { startIndicatorsRole } from '../indicators/role.js'
@@ -220,8 +221,9 @@ describe('SERVED_WALLETS=tracked', () => {
           .sort(newestFirst)
           .map((s) => s.hash)
         for (const scanRows of [0, Infinity]) {
-          const counts = new SwapHourCounts(rt.clickhouse, rt.tables, redis, rt.config.redis.prefix)
-          const repository = new SwapsRepository(rt.clickhouse, rt.tables, counts, directory, new VersionedResults(redis, rt.config.redis.prefix, 'swaps'), { scanRows })
+          const feed = new FeedWatch(rt.clickhouse, rt.tables)
+          const counts = new SwapHourCounts(rt.clickhouse, rt.tables, feed)
+          const repository = new SwapsRepository(rt.clickhouse, rt.tables, counts, directory, new VersionedResults(feed, ['swap']), { scanRows })
           const filter = { startMs: START - HOUR, endMs: NOW, tokenAddresses: [token] }
           // The unfiltered hours counted, as other pages would have: the scan plan needs them to choose.
           await repository.list({ startMs: START - HOUR, endMs: NOW }, { limit: 1, offset: 0 }, { offset: 0 }, { fresh: true }, served)

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { dateTime64Param } from '../shared/platform/datetime-param.js'
 import { createRedis, deleteKeysWithPrefix } from '../shared/platform/redis.js'
 import { addressFor, hashFor, insertSwaps, type SwapRowInput } from './support/factories.js'
 import { getJson, startTestApi, type TestApi } from './support/http.js'
@@ -6,9 +7,9 @@ import { createTestRuntime, type TestRuntime } from './support/runtime.js'
 
 /**
  * The partial hours at a range's edges are counted once and kept (a client paging through
- * one range asks for the same edges on every page), until ingestion marks their hour, a
- * re-delivery moves a swap out of or into it, or Redis loses the marks. Each change shows
- * in the next page's total, for the unfiltered range and a token's.
+ * one range asks for the same edges on every page), until the change feed names a swap
+ * change in their hour: a swap stored, moved out of or into it, or retracted. Each change
+ * shows in the next page's total, for the unfiltered range and a token's; Redis plays no part.
  */
 const HOUR = 3_600_000
 const T0 = Date.UTC(2025, 8, 1)
@@ -76,7 +77,29 @@ describe('kept edge windows', () => {
     expect(await totals()).toEqual({ all: want(), token: want(ofToken) })
   })
 
-  it('are dropped when Redis loses the marks', async () => {
+  it('follow a retraction in an edge window', async () => {
+    expect(await totals()).toEqual({ all: want(), token: want(ofToken) })
+    const gone = live.get(hashFor('edges-36'))! // 03:36, in the last partial hour, of the token
+    await rt.clickhouse.insert({
+      table: rt.tables.swapMoves,
+      format: 'JSONEachRow',
+      values: [
+        {
+          hash: gone.hash,
+          chain_id: 1,
+          timestamp: dateTime64Param(gone.timestamp),
+          wallet_address: addressFor('wallet-default'),
+          token_sold_address: gone.token_sold_address,
+          token_bought_address: gone.token_bought_address,
+          superseded_at: dateTime64Param(Date.now() + 2_000),
+        },
+      ],
+    })
+    live.delete(gone.hash)
+    expect(await totals()).toEqual({ all: want(), token: want(ofToken) })
+  })
+
+  it('stay exact with Redis emptied: a swap stored after they were kept shows on the next page', async () => {
     expect(await totals()).toEqual({ all: want(), token: want(ofToken) })
     const redis = createRedis(rt.config.redis.url)
     try {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { dateTime64Param } from '../shared/platform/datetime-param.js'
 import { queryRows } from '../shared/storage/query-rows.js'
 import { addressFor, hashFor, insertSwaps, insertTokens } from './support/factories.js'
 import { getJson, startTestApi, type TestApi } from './support/http.js'
@@ -221,6 +222,40 @@ describe('swaps on the time-ordered layout', () => {
     const both = [...wallet.body.result, ...next.body.result].map((s: { hash: string }) => s.hash)
     const direct = await getJson(`${api.baseUrl}/swap-transactions?${range}&address=${alice}&limit=6`)
     expect(both).toEqual(direct.body.result.map((s: { hash: string }) => s.hash))
+  })
+
+  it('a counted hour drops a swap retracted by an insert whose server times are minutes old (the feed has no time window)', async () => {
+    // Far from the other tests' swaps: a whole hour, then part of the next (the stored end).
+    const hour = T0 + 30 * DAY
+    const stamped = Date.now() - 20 * 60_000
+    const victim = swap(300, { timestamp: hour + 5 * 60_000, ingested_at: stamped })
+    await insertSwaps(rt, [victim, swap(301, { timestamp: hour + 6 * 60_000 }), swap(302, { timestamp: hour + HOUR + 30 * 60_000 })])
+    const total = async (query = '') => {
+      const { body } = await getJson(`${api.baseUrl}/swap-transactions?start_time=${hour}&end_time=${hour + 2 * HOUR - 1}${query}`)
+      return body.pagination.total as number
+    }
+    expect([await total(), await total(`&token_id=${usdc}`)]).toEqual([3, 3])
+    // The retraction's insert stamped ten minutes before it commits (a retraction of the swap's
+    // version, moved_at and superseded_at alike): a reader re-reading a window of server time
+    // (60 s, say) after its last look would never see it.
+    const late = dateTime64Param(stamped + 10 * 60_000)
+    await rt.clickhouse.insert({
+      table: rt.tables.swapMoves,
+      format: 'JSONEachRow',
+      values: [
+        {
+          hash: victim.hash,
+          chain_id: 1,
+          timestamp: dateTime64Param(victim.timestamp),
+          wallet_address: victim.wallet_address,
+          token_sold_address: victim.token_sold_address,
+          token_bought_address: victim.token_bought_address,
+          superseded_at: late,
+          moved_at: late,
+        },
+      ],
+    })
+    expect([await total(), await total(`&token_id=${usdc}`)]).toEqual([2, 2])
   })
 })
 

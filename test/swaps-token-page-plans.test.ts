@@ -3,6 +3,7 @@ import { SwapHourCounts } from '../api/swap-hour-counts.js'
 import { SwapsRepository, type PageStart } from '../api/swaps-repository.js'
 import { TokenDirectory } from '../api/token-directory.js'
 import { VersionedResults } from '../api/versioned-results.js'
+import { FeedWatch } from '../api/feed-watch.js'
 import { createLogger } from '../shared/platform/logger.js'
 import { createRedis, type Redis } from '../shared/platform/redis.js'
 import { addressFor, hashFor, insertSwaps, type SwapRowInput } from './support/factories.js'
@@ -43,8 +44,9 @@ beforeAll(async () => {
   redis = createRedis(rt.config.redis.url)
   directory = await TokenDirectory.start({ clickhouse: rt.clickhouse, tables: rt.tables, redis, redisPrefix: rt.config.redis.prefix, refreshMs: 60_000, logger: createLogger('silent') })
   for (const [plan, scanRows] of [['keys', 0], ['scan', Infinity]] as const) {
-    const counts = new SwapHourCounts(rt.clickhouse, rt.tables, redis, rt.config.redis.prefix)
-    repositories[plan] = new SwapsRepository(rt.clickhouse, rt.tables, counts, directory, new VersionedResults(redis, rt.config.redis.prefix, 'swaps'), { scanRows })
+    const feed = new FeedWatch(rt.clickhouse, rt.tables)
+    const counts = new SwapHourCounts(rt.clickhouse, rt.tables, feed)
+    repositories[plan] = new SwapsRepository(rt.clickhouse, rt.tables, counts, directory, new VersionedResults(feed, ['swap']), { scanRows })
     // The unfiltered hours counted, as other pages would have: the scan plan needs them to choose.
     await repositories[plan].list({ startMs: T0 - HOUR, endMs: T0 + 20 * HOUR }, { limit: 1, offset: 0 }, { offset: 0 }, { fresh: true })
   }

@@ -17,22 +17,17 @@ export interface IngestJobContext {
   writer: BatchWriter
   tables: Tables
   tokenIds: TokenIdRegistry
-  /** Told which hours of swaps changed, after they are stored and before the job is acknowledged. */
-  onSwapHoursStored?: (hours: ReadonlySet<number>) => Promise<void>
-  /** Told that holdings were written, once stored and before the job is acknowledged. */
-  onHoldingsStored?: () => Promise<void>
   /** Told which tokens' metadata was written, once stored and before the job is acknowledged. */
   onTokensStored?: (addresses: readonly string[]) => Promise<void>
-  /** Told that rows that can change a candle (swaps, retractions, prices, tokens) were stored, before the job is acknowledged. */
-  onCandleInputsStored?: () => Promise<void>
 }
-
-const CANDLE_INPUTS: ReadonlySet<RecordType> = new Set(['swap', 'swap_retraction', 'price', 'token'])
 
 /**
  * One ingest job: validate every record, write the valid ones to their table and the
  * invalid ones to the dead-letter store, and resolve once both are inserted. `data` is
  * read before the first await only (ingest-worker.ts lets go of the records after that).
+ * The inserts write the change feed themselves (storage/schema/changes-schema.ts): readers
+ * learn what changed from it; only tokens' addresses are told (onTokensStored), for the
+ * API's in-memory token directories.
  */
 export async function processIngestJob(data: unknown, ctx: IngestJobContext): Promise<IngestJobResult> {
   const now = Date.now()
@@ -60,14 +55,11 @@ export async function processIngestJob(data: unknown, ctx: IngestJobContext): Pr
     ].sort((a, b) => a.index - b.index)
     letters = refused.map((r) => lineDeadLetterRow(type, lineOrigin(lines, texts, r.index), r.reason, source, now))
   }
-  const { rows, accepted, swapHours, tokenAddresses } = result
+  const { rows, accepted, tokenAddresses } = result
   const batches: TableRows[] = [rows]
   if (letters.length > 0) batches.push({ table: ctx.tables.deadLetters, rows: letters })
   await ctx.writer.write(batches)
-  if (swapHours !== undefined) await ctx.onSwapHoursStored?.(swapHours)
-  if (type === 'holding' && accepted > 0) await ctx.onHoldingsStored?.()
   if (tokenAddresses !== undefined && tokenAddresses.length > 0) await ctx.onTokensStored?.(tokenAddresses)
-  if (CANDLE_INPUTS.has(type) && accepted > 0) await ctx.onCandleInputsStored?.()
   return { accepted, rejected: letters.length }
 }
 
@@ -76,7 +68,7 @@ async function rowsFor(
   records: readonly unknown[],
   ctx: IngestJobContext,
   now: number,
-): Promise<{ rows: TableRows; accepted: number; rejected: Rejected[]; swapHours?: ReadonlySet<number>; tokenAddresses?: string[] }> {
+): Promise<{ rows: TableRows; accepted: number; rejected: Rejected[]; tokenAddresses?: string[] }> {
   const objectRows = (table: string, valid: readonly object[], rejected: Rejected[]) => ({
     rows: { table, rows: valid },
     accepted: valid.length,
@@ -85,8 +77,8 @@ async function rowsFor(
   const { tables } = ctx
   switch (type) {
     case 'swap': {
-      const { encoded, rejected, hours } = swapLines(records, now)
-      return { rows: { table: swapEntryTables(tables), encoded }, accepted: encoded.count, rejected, swapHours: hours }
+      const { encoded, rejected } = swapLines(records, now)
+      return { rows: { table: swapEntryTables(tables), encoded }, accepted: encoded.count, rejected }
     }
     case 'holding': {
       const { valid, rejected } = validateRecords('holding', records)

@@ -1,6 +1,5 @@
 import { describeIssues, swapRecord } from '../../shared/records/records.js'
 import { SWAP_INSERT_COLUMNS } from '../../shared/storage/schema/swaps-schema.js'
-import { hourStart } from '../../shared/swaps/swap-hours.js'
 import { compactLine, type EncodedRows } from './compact-rows.js'
 import { emptyPlainSwap, readPlainSwap } from './swap-fast-path.js'
 import { swapRow, type SwapRow } from './table-rows.js'
@@ -18,8 +17,6 @@ import type { Rejected } from './validate-records.js'
 export interface SwapLines {
   encoded: EncodedRows
   rejected: Rejected[]
-  /** Start (ms) of every hour the valid swaps fall in. */
-  hours: Set<number>
 }
 
 const scratch = emptyPlainSwap()
@@ -28,7 +25,6 @@ export function swapLines(records: readonly unknown[], ingestedAt: number): Swap
   const end = `,${ingestedAt}]\n`
   const lines: string[] = []
   const rejected: Rejected[] = []
-  const hours = new Set<number>()
   const s = scratch
   for (let index = 0; index < records.length; index++) {
     const record = records[index]
@@ -40,16 +36,13 @@ export function swapLines(records: readonly unknown[], ingestedAt: number): Swap
         `[${s.chainId},"${s.hash}",${s.blockNumber},${s.timestamp},"${s.wallet}","${s.soldAddress}","${s.soldAmount}",` +
           `"${s.boughtAddress}","${s.boughtAmount}",${value},${dex}${end}`,
       )
-      hours.add(hourStart(s.timestamp))
       continue
     }
     const parsed = swapRecord.safeParse(record)
-    if (parsed.success) {
-      lines.push(swapRowLine(swapRow(parsed.data, ingestedAt)))
-      hours.add(hourStart(parsed.data.timestamp))
-    } else rejected.push({ record, reason: describeIssues(parsed.error), index })
+    if (parsed.success) lines.push(swapRowLine(swapRow(parsed.data, ingestedAt)))
+    else rejected.push({ record, reason: describeIssues(parsed.error), index })
   }
-  return { encoded: { columns: SWAP_INSERT_COLUMNS, text: lines.join(''), count: lines.length }, rejected, hours }
+  return { encoded: { columns: SWAP_INSERT_COLUMNS, text: lines.join(''), count: lines.length }, rejected }
 }
 
 export function swapRowLine(row: SwapRow): string {

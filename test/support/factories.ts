@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto'
-import { markCandleInputsChanged, markHoldingsChanged } from '../../shared/swaps/data-versions.js'
 import { createRedis } from '../../shared/platform/redis.js'
 import type { Runtime } from '../../shared/runtime.js'
 import type { TechnicalAnalysis } from '../../shared/candles/technical-analysis.js'
@@ -128,7 +127,6 @@ export async function announceTokens(runtime: Runtime, addresses: string[]): Pro
   const redis = createRedis(runtime.config.redis.url)
   try {
     await publishTokensChanged(redis, runtime.config.redis.prefix, addresses)
-    await markCandleInputsChanged(redis, runtime.config.redis.prefix)
   } finally {
     redis.disconnect()
   }
@@ -168,13 +166,6 @@ export async function insertHoldings(runtime: Runtime, rows: HoldingRowInput[]):
       as_of: r.as_of ?? Date.now(),
     })),
   )
-  // As the ingest workers do after storing holdings: an API's kept pages see them.
-  const redis = createRedis(runtime.config.redis.url)
-  try {
-    await markHoldingsChanged(redis, runtime.config.redis.prefix)
-  } finally {
-    redis.disconnect()
-  }
 }
 
 export async function insertPrices(runtime: Runtime, rows: PriceRowInput[]): Promise<void> {
@@ -189,12 +180,6 @@ export async function insertPrices(runtime: Runtime, rows: PriceRowInput[]): Pro
       ingested_at: r.ingested_at ?? Date.now(),
     })),
   )
-  const redis = createRedis(runtime.config.redis.url)
-  try {
-    await markCandleInputsChanged(redis, runtime.config.redis.prefix)
-  } finally {
-    redis.disconnect()
-  }
 }
 
 /** A complete cached indicator result (shared/candles/technical-analysis.ts) for one token. */

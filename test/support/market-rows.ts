@@ -1,6 +1,4 @@
 import { dateTime64Param } from '../../shared/candles/candles.js'
-import { markCandleInputsChanged } from '../../shared/swaps/data-versions.js'
-import { createRedis } from '../../shared/platform/redis.js'
 import type { Runtime } from '../../shared/runtime.js'
 import { storeSwapRows } from './store-swaps.js'
 
@@ -19,7 +17,6 @@ export async function insertTokens(rt: Runtime, tokens: Array<{ address: string;
       updated_at: dateTime64Param(Date.now()),
     })),
   })
-  await candleInputsChanged(rt)
 }
 
 export async function insertPrices(
@@ -37,17 +34,6 @@ export async function insertPrices(
       ingested_at: dateTime64Param(Date.now()),
     })),
   })
-  await candleInputsChanged(rt)
-}
-
-/** As ingestion does after storing rows a candle is made of: an API's candle reads re-aggregate. */
-async function candleInputsChanged(rt: Runtime): Promise<void> {
-  const redis = createRedis(rt.config.redis.url)
-  try {
-    await markCandleInputsChanged(redis, rt.config.redis.prefix)
-  } finally {
-    redis.disconnect()
-  }
 }
 
 export interface SwapRow {
