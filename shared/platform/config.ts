@@ -60,7 +60,7 @@ export const envSchema = z.object({
   CLICKHOUSE_CLUSTER: identifier.optional().describe("A cluster of the servers' configuration (needs `CLICKHOUSE_URL`): the schema is created in its cluster variant (docs/scale-out.md)"),
   CLICKHOUSE_FSYNC: booleanFlag.default(true).describe('fsync every inserted part before the insert, and so the job, is acknowledged (shared/storage/insert-durability.ts); `0`: the server defaults'),
 
-  REDIS_URL: z.string().min(1).default('redis://127.0.0.1:6379').describe('Redis for the queues, caches and marks'),
+  REDIS_URL: z.string().min(1).default('redis://127.0.0.1:6379').describe('Redis for the queues and caches'),
   REDIS_PREFIX: z.string().min(1).regex(/^[^\s{}]+$/, 'must not contain spaces or braces').default('smartmoney').describe('Prefix of every Redis key the service writes (queues and caches); one prefix per store'),
   REDIS_AUTOSTART: booleanFlag.default(true).describe('Start a private `redis-server` when nothing answers at `REDIS_URL` (embedded mode only)'),
   REDIS_DATA_DIR: z.string().min(1).default('./data/redis').describe('Data directory of that private Redis (append-only file)'),
