@@ -50,6 +50,29 @@ describe('the API reading the change feed', () => {
     expect(new Set(results)).toEqual(new Set([1]))
   })
 
+  it('embedded, reads no position while no write has ended in this process since the last read', async () => {
+    const feed = new FeedWatch(rt.clickhouse, rt.tables)
+    const query = rt.clickhouse.query.bind(rt.clickhouse)
+    let reads = 0
+    rt.clickhouse.query = ((params: { query: string }) => {
+      if (params.query.includes('system.parts')) reads++
+      return query(params as Parameters<typeof query>[0])
+    }) as typeof rt.clickhouse.query
+    try {
+      const a = await feed.read()
+      const b = await feed.read()
+      expect(reads).toBe(1)
+      expect(b.position).toBe(a.position)
+      await insertSwaps(rt, [{ hash: hashFor('feed-watch-embedded'), timestamp: T0 + 1 }])
+      const c = await feed.read()
+      expect(reads).toBe(2)
+      expect(c.position).toBeGreaterThan(a.position)
+      expect(c.versions.swap).toBeGreaterThan(b.versions.swap)
+    } finally {
+      rt.clickhouse.query = query
+    }
+  })
+
   it('gives a request asking while a read runs a read that starts after it', async () => {
     const feed = new FeedWatch(rt.clickhouse, rt.tables)
     const first = feed.read()

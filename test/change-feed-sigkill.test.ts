@@ -17,7 +17,7 @@ import { testEnv } from './support/runtime.js'
  * child exited (one process per embedded data directory).
  */
 /** Where in a batch's insert each kill lands, as a fraction of a batch's time: the second of its two inserts mostly. */
-const KILL_POINTS = [0.5, 0.65, 0.8, 0.95]
+const KILL_POINTS = [0.55, 0.75, 0.95]
 const dataDir = mkdtempSync(join(tmpdir(), 'change-feed-sigkill-'))
 const seenFile = join(dataDir, 'seen.txt')
 const env = testEnv({ CLICKHOUSE_PATH: dataDir, SEEN_FILE: seenFile })

@@ -34,9 +34,31 @@ export function createClickHouse(config: Config['clickhouse'], storage: Pick<Con
   // chdb types its Connection against its own copy of @clickhouse/client-common; the
   // shapes are the same contract, only the declaration files differ.
   const connection = createChdbConnection({ path: config.path })
+  for (const method of ['insert', 'command', 'exec'] as const) {
+    const call = connection[method].bind(connection) as (params: never) => Promise<unknown>
+    ;(connection as unknown as Record<string, unknown>)[method] = (params: never) => countedWrite(call(params))
+  }
   const client = createClient({ connection: connection as unknown as ClickHouseClientConfigOptions['connection'], clickhouse_settings })
   embeddedEngines.set(client, connection.chdb)
   return client
+}
+
+let embeddedWrites = 0
+
+/**
+ * How many calls that can change the store (inserts, commands, execs) have ended on this
+ * process's embedded engines, failed or not; null for a server. An embedded data directory
+ * belongs to one process, so while this count stands still nothing in the store changed:
+ * a reader of the change feed need not read its position again (api/feed-watch.ts).
+ */
+export function embeddedWritesEnded(clickhouse: ClickHouseClient): number | null {
+  return embeddedEngines.has(clickhouse) ? embeddedWrites : null
+}
+
+function countedWrite<T>(call: Promise<T>): Promise<T> {
+  return call.finally(() => {
+    embeddedWrites++
+  })
 }
 
 /** The chDB session behind each embedded client, for the inserts that bypass the SQL text path. */
@@ -69,7 +91,7 @@ export async function insertFormatted(clickhouse: ClickHouseClient, rows: Format
   const body = Buffer.from(rows.texts.length === 1 ? rows.texts[0]! : rows.texts.join(''), 'utf8')
   if (body.length === 0) return
   try {
-    await engine.rawInsert({ table: rows.table, columns: rows.columns, values: body, format: 'JSONCompactEachRow' })
+    await countedWrite(engine.rawInsert({ table: rows.table, columns: rows.columns, values: body, format: 'JSONCompactEachRow' }))
   } catch (err) {
     throw parseError(err instanceof Error ? err.message : String(err))
   }
