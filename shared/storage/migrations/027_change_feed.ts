@@ -1,5 +1,5 @@
 import { changesSchemaDdl } from '../schema/changes-schema.js'
-import { TOKEN_LEGS_VIEW, tokenLegsViewDdl } from '../schema/swaps-schema.js'
+import { SWAP_MOVES_VIEW, swapMovesViewDdl, TOKEN_LEGS_VIEW, tokenLegsViewDdl } from '../schema/swaps-schema.js'
 import type { Tables } from '../tables.js'
 import type { Migration } from './migration.js'
 
@@ -21,9 +21,17 @@ function walletStatsOnTheFeed(t: Tables): string[] {
   ]
 }
 
-/** The token legs from the wallet path instead of beside it (swaps-schema.ts tokenLegsViewDdl), before the feed's views read them. */
-function legsAfterTheWalletPath(t: Tables): string[] {
-  return [`DROP VIEW IF EXISTS ${t.database}.${TOKEN_LEGS_VIEW}`, tokenLegsViewDdl(t)]
+/**
+ * The token legs from the wallet path instead of beside it (before the feed's views read
+ * them), and the retraction lookup for the hashes delivered before only (swaps-schema.ts).
+ */
+function swapViewsRewritten(t: Tables): string[] {
+  return [
+    `DROP VIEW IF EXISTS ${t.database}.${TOKEN_LEGS_VIEW}`,
+    tokenLegsViewDdl(t),
+    `DROP VIEW IF EXISTS ${t.database}.${SWAP_MOVES_VIEW}`,
+    swapMovesViewDdl(t),
+  ]
 }
 
 /**
@@ -35,7 +43,7 @@ function legsAfterTheWalletPath(t: Tables): string[] {
 export const changeFeed: Migration = {
   version: 27,
   name: 'change feed',
-  statements: (t) => [...legsAfterTheWalletPath(t), ...changesSchemaDdl(t), ...replaced(t), ...walletStatsOnTheFeed(t)],
+  statements: (t) => [...swapViewsRewritten(t), ...changesSchemaDdl(t), ...replaced(t), ...walletStatsOnTheFeed(t)],
   async run(clickhouse, t) {
     await clickhouse.command({
       query: `INSERT INTO ${t.changes} (kind, tokens)

@@ -200,6 +200,15 @@ export function swapVersionsDdl(t: Tables): string[] {
   ]
 }
 
+/**
+ * The hashes of the inserted block with more than one stored location: step 1 stored this
+ * delivery's, so a hash with one has nothing else to retract (an identical earlier
+ * delivery shares its key). Most swaps are new; the lookup below then groups and joins
+ * only the few that are not (a fifth of the direct insert's time, by bench:write-costs).
+ */
+const HASHES_DELIVERED_BEFORE = (t: Tables) =>
+  `SELECT hash FROM ${t.swapLocations} WHERE hash IN (SELECT hash FROM ${t.swapsIncoming}) GROUP BY hash HAVING count() > 1`
+
 export const SWAP_MOVES_VIEW = 'mv_swap_moves'
 
 /** 1: a variant at the kept version's time, retracted from the wallet and token paths only (swapMovesViewDdl). */
@@ -212,9 +221,8 @@ export const SWAP_MOVES_SAME_TIME = 'same_time UInt8 DEFAULT 0'
  * some table). The subqueries on swaps_incoming read the inserted block only (it is the
  * view's source), so the lookup touches the granules of these hashes in swap_locations; no
  * FINAL: every delivery of a variant is looked at (a variant delivered twice gives two
- * tombstones, which collapse; the newer one outranks every delivery of it). This lookup
- * costs the direct insert through the views about a third of its rate against the lookup
- * of other times alone (docs/benchmarks.md, ingestion), not the end-to-end rate.
+ * tombstones, which collapse; the newer one outranks every delivery of it). Only the hashes
+ * delivered before are grouped and joined (HASHES_DELIVERED_BEFORE).
  *
  * - A version at another time than the insert's winner is retracted (same_time = 0): its
  *   tombstone, whose version is the new delivery's or just above that variant's newest
@@ -247,7 +255,7 @@ export function swapMovesViewDdl(t: Tables): string {
                  argMax(${variant}, (ingested_at, ${VARIANT_COLUMNS.join(', ')})) AS kept,
                  max(ingested_at) AS kept_at
           FROM ${t.swapLocations}
-          WHERE hash IN (SELECT hash FROM ${t.swapsIncoming})
+          WHERE hash IN (${HASHES_DELIVERED_BEFORE(t)})
           GROUP BY hash, chain_id, timestamp
         )
         ARRAY JOIN variants AS variant
