@@ -3,6 +3,7 @@ import { FeedWatch } from '../api/feed-watch.js'
 import { VersionedResults } from '../api/versioned-results.js'
 import type { ClickHouseClient } from '../shared/storage/clickhouse.js'
 import { addressFor, hashFor, insertHoldings, insertPrices, insertSwaps } from './support/factories.js'
+import { spyingOnQueries } from './support/query-spy.js'
 import { createTestRuntime, type TestRuntime } from './support/runtime.js'
 
 const T0 = Date.UTC(2025, 5, 1, 12, 0, 0)
@@ -16,20 +17,10 @@ describe('the API reading the change feed', () => {
   let positionReads = 0
 
   /** The runtime's client, counting the reads of the feed's position. */
-  function counting(client: ClickHouseClient): ClickHouseClient {
-    return new Proxy(client, {
-      get(target, prop, receiver) {
-        const value: unknown = Reflect.get(target, prop, receiver)
-        if (prop === 'query' && typeof value === 'function') {
-          return (...args: unknown[]) => {
-            if ((args[0] as { query: string }).query.includes('system.parts')) positionReads++
-            return (value as (...a: unknown[]) => unknown).apply(target, args)
-          }
-        }
-        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value
-      },
+  const counting = (client: ClickHouseClient) =>
+    spyingOnQueries(client, (sql) => {
+      if (sql.includes('system.parts')) positionReads++
     })
-  }
 
   beforeAll(async () => {
     rt = await createTestRuntime()

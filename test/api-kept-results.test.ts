@@ -4,6 +4,7 @@ import { createRedis, deleteKeysWithPrefix } from '../shared/platform/redis.js'
 import { addressFor, hashFor, insertHoldings, insertSwaps, insertTokens } from './support/factories.js'
 import { getJson, startTestApi, type TestApi } from './support/http.js'
 import { startIngestHarness, type IngestHarness } from './support/ingest-harness.js'
+import { spyingOnQueries } from './support/query-spy.js'
 import { createTestRuntime, type TestRuntime } from './support/runtime.js'
 
 const T0 = Date.UTC(2025, 5, 1, 12, 0, 0)
@@ -35,22 +36,11 @@ describe('kept results of swap and holding pages', () => {
   })
 
   /** The runtime's client, counting the queries the API makes. */
-  function counting(client: ClickHouseClient): ClickHouseClient {
-    return new Proxy(client, {
-      get(target, prop, receiver) {
-        const value: unknown = Reflect.get(target, prop, receiver)
-        if (prop === 'query' && typeof value === 'function') {
-          return (...args: unknown[]) => {
-            const sql = (args[0] as { query: string }).query
-            if (sql.includes('system.parts') || sql.includes(rt.tables.changes)) feed++
-            else queries++
-            return (value as (...a: unknown[]) => unknown).apply(target, args)
-          }
-        }
-        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value
-      },
+  const counting = (client: ClickHouseClient) =>
+    spyingOnQueries(client, (sql) => {
+      if (sql.includes('system.parts') || sql.includes(rt.tables.changes)) feed++
+      else queries++
     })
-  }
 
   const swapsPage = async (query = '', headers: Record<string, string> = {}) => {
     const { status, body } = await getJson(`${api.baseUrl}/swap-transactions?${RANGE}${query}`, { headers })

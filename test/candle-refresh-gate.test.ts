@@ -5,6 +5,7 @@ import type { ClickHouseClient } from '../shared/storage/clickhouse.js'
 import { startIngestHarness, waitForJob, type IngestHarness } from './support/ingest-harness.js'
 import { getJson, startTestApi, type TestApi } from './support/http.js'
 import { addressOf } from './support/market-rows.js'
+import { spyingOnQueries } from './support/query-spy.js'
 import { createTestRuntime, type TestRuntime } from './support/runtime.js'
 
 /**
@@ -20,21 +21,10 @@ describe('candle reads after ingestion', () => {
   let producer: IngestProducer
   /** Queries of the feed's changes and of its consumers' positions: what a refresh reads, never a read with nothing new. */
   let refreshQueries = 0
-  function counting(client: ClickHouseClient): ClickHouseClient {
-    return new Proxy(client, {
-      get(target, prop, receiver) {
-        const value: unknown = Reflect.get(target, prop, receiver)
-        if (prop === 'query' && typeof value === 'function') {
-          return (...args: unknown[]) => {
-            const sql = (args[0] as { query: string }).query
-            if (sql.includes(rt.tables.changes) || sql.includes(rt.tables.changePositions)) refreshQueries++
-            return (value as (...a: unknown[]) => unknown).apply(target, args)
-          }
-        }
-        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value
-      },
+  const counting = (client: ClickHouseClient) =>
+    spyingOnQueries(client, (sql) => {
+      if (sql.includes(rt.tables.changes) || sql.includes(rt.tables.changePositions)) refreshQueries++
     })
-  }
   const token = addressOf(0x9a7e)
   const last = lastClosedCandleStart(Date.now())
 
