@@ -1,12 +1,8 @@
-import { feedPosition, changeRangeParams, IN_CHANGE_RANGE, type ChangeRange } from '../shared/changes/change-feed.js'
+import { feedPosition, changeRangeParams, CHANGES_READABLE_MS, IN_CHANGE_RANGE, rangeUpTo, type ChangeRange } from '../shared/changes/change-feed.js'
 import { embeddedWritesEnded, type ClickHouseClient } from '../shared/storage/clickhouse.js'
-import { DAY_MS } from '../shared/platform/time-units.js'
 import { queryRows } from '../shared/storage/query-rows.js'
-import { CHANGE_KINDS, CHANGES_KEPT_DAYS, type ChangeKind } from '../shared/storage/schema/changes-schema.js'
+import { CHANGE_KINDS, type ChangeKind } from '../shared/storage/schema/changes-schema.js'
 import type { Tables } from '../shared/storage/tables.js'
-
-/** How far apart two readings may be for the changes between them to be all still kept. */
-export const KEPT_MS = (CHANGES_KEPT_DAYS - 1) * DAY_MS
 
 /** What one read of the change feed found. */
 export interface FeedReading {
@@ -31,7 +27,7 @@ export function versionOf(reading: FeedReading, kinds: readonly ChangeKind[]): n
 
 /** The range from `from` to the reading (changesSince: a `from` above the position restarts at 0). */
 export function rangeTo(reading: FeedReading, from: number): ChangeRange {
-  return { from: from > reading.position ? 0 : from, to: reading.position }
+  return rangeUpTo(from, reading.position)
 }
 
 /**
@@ -91,7 +87,7 @@ export class FeedWatch {
     const writes = embeddedWritesEnded(this.clickhouse)
     const read = (last?.read ?? 0) + 1
     // Embedded, this process is the store's only writer: no write ended since the last read started, nothing moved.
-    if (last !== undefined && writes !== null && writes === last.writes && startedAt - last.startedAt <= KEPT_MS) {
+    if (last !== undefined && writes !== null && writes === last.writes && startedAt - last.startedAt <= CHANGES_READABLE_MS) {
       this.last = { ...last, read, startedAt }
       return this.last
     }
@@ -106,7 +102,7 @@ export class FeedWatch {
       versions: Object.fromEntries(CHANGE_KINDS.map((k) => [k, read])) as Record<ChangeKind, number>,
     })
     if (last === undefined) reading = everything(0)
-    else if (position < last.position || startedAt - last.startedAt > KEPT_MS) reading = everything(last.epoch + 1)
+    else if (position < last.position || startedAt - last.startedAt > CHANGES_READABLE_MS) reading = everything(last.epoch + 1)
     else if (position === last.position) reading = { ...last, read, startedAt, writes }
     else {
       const [row] = await queryRows<{ kinds: ChangeKind[] }>(

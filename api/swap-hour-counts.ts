@@ -4,7 +4,8 @@ import { HOUR_MS, hourStart } from '../shared/platform/time-units.js'
 import { queryRows } from '../shared/storage/query-rows.js'
 import type { Tables } from '../shared/storage/tables.js'
 import { listSet } from '../shared/storage/list-param.js'
-import { KEPT_MS, rangeTo, type FeedReading, type FeedWatch } from './feed-watch.js'
+import { CHANGES_READABLE_MS } from '../shared/changes/change-feed.js'
+import { rangeTo, type FeedReading, type FeedWatch } from './feed-watch.js'
 import { servedCondition, type ServedScope } from './served-wallets.js'
 
 /** A slice of a time range with its exact number of swaps; `from` and `to` inclusive, ms. */
@@ -196,7 +197,7 @@ export class SwapHourCounts {
     // Nothing cached yet; or the counter started again (the range restarts at 0), or changes
     // since the last reading may have expired: nothing cached can be vouched for.
     const range = at === undefined ? undefined : rangeTo(reading, at.position)
-    const afresh = at === undefined || range!.from < at.position || reading.epoch !== at.epoch || reading.startedAt - at.startedAt > KEPT_MS
+    const afresh = at === undefined || range!.from < at.position || reading.epoch !== at.epoch || reading.startedAt - at.startedAt > CHANGES_READABLE_MS
     // The feed's reader found no swap change between the two readings: nothing to drop.
     if (!afresh && reading.versions.swap === at.versions.swap) {
       this.at = reading

@@ -25,6 +25,14 @@ export interface ChangeRange {
   to: number
 }
 
+/** How old a recorded position may be for every change after it to be still kept; an older one starts afresh. */
+export const CHANGES_READABLE_MS = (CHANGES_KEPT_DAYS - 1) * DAY_MS
+
+/** The changes after `from` up to `position`. A `from` above it means the feed's counter started again (its table was emptied): the range starts at 0. */
+export function rangeUpTo(from: number, position: number): ChangeRange {
+  return { from: from > position ? 0 : from, to: position }
+}
+
 export function changeRangeParams(range: ChangeRange): { changes_from: number; changes_to: number } {
   return { changes_from: range.from, changes_to: range.to }
 }
@@ -45,13 +53,9 @@ export async function feedPosition(clickhouse: ClickHouseClient, t: Tables): Pro
   return Number(row?.position ?? 0)
 }
 
-/**
- * The changes after `from` up to the feed's position now. A `from` above the position
- * means the feed's counter started again (its table was emptied): the range starts at 0.
- */
+/** The changes after `from` up to the feed's position now (rangeUpTo). */
 export async function changesSince(clickhouse: ClickHouseClient, t: Tables, from: number): Promise<ChangeRange> {
-  const to = await feedPosition(clickhouse, t)
-  return { from: from > to ? 0 : from, to }
+  return rangeUpTo(from, await feedPosition(clickhouse, t))
 }
 
 /**
@@ -66,7 +70,7 @@ export async function recordedPosition(clickhouse: ClickHouseClient, t: Tables, 
     { consumer },
   )
   if (row === undefined) return 0
-  return Number(row.recorded_ms) < Date.now() - (CHANGES_KEPT_DAYS - 1) * DAY_MS ? null : Number(row.position)
+  return Number(row.recorded_ms) < Date.now() - CHANGES_READABLE_MS ? null : Number(row.position)
 }
 
 export async function recordPosition(clickhouse: ClickHouseClient, t: Tables, consumer: string, position: number): Promise<void> {

@@ -1,8 +1,6 @@
 import type { ClickHouseClient } from '../storage/clickhouse.js'
-import { changeRangeParams, feedPosition } from '../changes/change-feed.js'
+import { changeRangeParams, CHANGES_READABLE_MS, feedPosition } from '../changes/change-feed.js'
 import { dateTime64Param } from '../platform/datetime-param.js'
-import { DAY_MS } from '../platform/time-units.js'
-import { CHANGES_KEPT_DAYS } from '../storage/schema/changes-schema.js'
 import { queryRows } from '../storage/query-rows.js'
 import type { Tables } from '../storage/tables.js'
 import { positionsInsertSql } from './positions-sql.js'
@@ -77,7 +75,7 @@ export async function updateWalletStats(
     previous.positionsSinceMs === null ||
     changes.from === 0 ||
     changes.from > changes.to ||
-    computedAt - previous.computedAtMs >= (CHANGES_KEPT_DAYS - 1) * DAY_MS ||
+    computedAt - previous.computedAtMs >= CHANGES_READABLE_MS ||
     asOfMs < previous.asOfMs ||
     !(await positionsAreThePreviousRuns(clickhouse, tables, previous))
   ) {
