@@ -22,6 +22,8 @@ describe('kept results of swap and holding pages', () => {
   let ingest: IngestHarness
   /** Queries but the reads of the change feed (its position in system.parts, its changes), which `feed` counts. */
   let queries = 0
+  /** Queries of the swaps' tables: what computing a swap page reads. */
+  let swapReads = 0
   let feed = 0
   const redis = createRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379')
   const wallet = addressFor('kept-wallet')
@@ -40,6 +42,7 @@ describe('kept results of swap and holding pages', () => {
     spyingOnQueries(client, (sql) => {
       if (sql.includes('system.parts') || sql.includes(rt.tables.changes)) feed++
       else queries++
+      if ([rt.tables.swaps, rt.tables.swapsByWallet, rt.tables.swapLegs].some((table) => sql.includes(table))) swapReads++
     })
 
   const swapsPage = async (query = '', headers: Record<string, string> = {}) => {
@@ -133,11 +136,12 @@ describe('kept results of swap and holding pages', () => {
 
   it('answers 50 concurrent requests for a kept page with a few reads of the feed and no other query', async () => {
     await swapsPage('&limit=3')
-    const start = queries
+    const start = swapReads
     const feedStart = feed
     const pages = await Promise.all(Array.from({ length: 50 }, () => swapsPage('&limit=3')))
     expect(new Set(pages.map((p) => JSON.stringify(p))).size).toBe(1)
-    expect(queries).toBe(start)
+    // No read of the swaps (the API's timers may query other tables meanwhile, as the token directory's reload).
+    expect(swapReads).toBe(start)
     expect(feed - feedStart).toBeLessThan(10)
   })
 
