@@ -28,7 +28,7 @@ export interface CandlesDeps {
 
 /**
  * GET /tokens/:contract_address/candles: the token's closed candles of `interval` (1h,
- * 4h by default, 1d), aggregated in ClickHouse from the stored one-hour candles, gaps
+ * 4h by default, 1d), with `in_progress` the one in progress too, aggregated in ClickHouse from the stored one-hour candles, gaps
  * filled, oldest first, prices and volume to 12 significant digits: those starting in
  * [start_time, end_time], or the latest ones (see seriesWindow).
  */
@@ -46,7 +46,9 @@ export function candlesRouter(deps: CandlesDeps): Router {
       throw notFound(`No token with contract address ${address}`)
     }
     const now = Date.now()
-    const candles = await closedCandles(deps.clickhouse, deps.tables, address, now, interval.ms, deps.refreshGate.refresh)
+    // The interval in progress is closed an interval from now: as of now, it holds what is stored so far.
+    const upTo = query.in_progress ? now + interval.ms : now
+    const candles = await closedCandles(deps.clickhouse, deps.tables, address, upTo, interval.ms, deps.refreshGate.refresh)
     const { from, to, total } = seriesWindow(candles, range, page)
     cacheClosedSeries(res, deps.caching, range, interval.ms, now)
     await sendListPage(res, format, CANDLE_COLUMNS, { rows: candles.slice(from, to).map(roundCandle), pagination: { ...page, total }, message: secondsHint(range, total) })

@@ -45,6 +45,21 @@ describe('GET /tokens/:contract_address/candles', () => {
     expect(rows[9]).toEqual({ time: last, open: 13, high: 13, low: 13, close: 13, volume: 0 })
   })
 
+  it('adds the candle in progress, as it stands, with in_progress=true', async () => {
+    const res = await getJson(url('in_progress=true&limit=2'))
+    expect(res.status).toBe(200)
+    expect(res.body.pagination.total).toBe(11)
+    expect(res.body.result).toEqual([
+      { time: last, open: 13, high: 13, low: 13, close: 13, volume: 0 },
+      { time: last + CANDLE_MS, open: 99, high: 99, low: 99, close: 99, volume: 1 },
+    ])
+    const closed = await getJson(url('in_progress=false&limit=1'))
+    expect(closed.body.result.map((r: { time: number }) => r.time)).toEqual([last])
+    const bad = await getJson(url('in_progress=yes'))
+    expect(bad.status).toBe(400)
+    expect(bad.body).toEqual({ status: 'error', message: expect.stringMatching(/in_progress must be true or false/) })
+  })
+
   it('filters by candle start time, both ends inclusive, and pages through the range once', async () => {
     const start = last - 8 * CANDLE_MS
     const end = last - 2 * CANDLE_MS

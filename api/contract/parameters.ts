@@ -69,6 +69,17 @@ export const formatParam = z
   .default('json')
   .meta({ description: 'json (default) or csv: the same rows, one per line, with a header.' })
 
+/** A yes/no query flag: `true` or `false` (default false); anything else is a 400 naming it. */
+export function flagParam(name: string) {
+  const message = (issue: { input?: unknown }) =>
+    Array.isArray(issue.input) ? givenOnce(name) : `${name} must be true or false (got "${shown(issue.input)}")`
+  return z
+    .enum(['true', 'false'], { error: message })
+    .optional()
+    .default('false')
+    .transform((v) => v === 'true')
+}
+
 /** The query parameters every list takes. */
 export function pageQueryShape(maxLimit: number = MAX_LIMIT) {
   return { limit: limitParam(maxLimit), offset: offsetParam, format: formatParam }

@@ -95,7 +95,7 @@ function showToken(token, address) {
  */
 async function loadChart(address, current) {
   const [candles, history] = await Promise.all([
-    getResult(`/tokens/${address}/candles`, { interval: '4h', limit: CANDLES }),
+    getResult(`/tokens/${address}/candles`, { interval: '4h', limit: CANDLES, in_progress: 'true' }),
     getResult('/technical-analysis/history', { contract_address: address, limit: CANDLES }),
   ])
   if (!current()) return

@@ -6,6 +6,7 @@ import {
   addressParam,
   checkTimeRange,
   END_TIME_DESCRIPTION,
+  flagParam,
   MAX_SERIES_LIMIT,
   optionalTimeParam,
   pageQueryShape,
@@ -57,6 +58,9 @@ export const listCandles = defineEndpoint({
     interval: intervalParam,
     start_time: optionalTimeParam('start_time').meta({ description: START_TIME_DESCRIPTION }),
     end_time: optionalTimeParam('end_time').meta({ description: END_TIME_DESCRIPTION }),
+    in_progress: flagParam('in_progress').meta({
+      description: 'true: the candle of the interval in progress too, as it stands (newest, never cached); false (default): closed candles only.',
+    }),
     ...pageQueryShape(MAX_SERIES_LIMIT),
   }).superRefine(checkTimeRange),
   success: { description: 'A page of candles', schema: pageEnvelope(candleSchema), csv: true },
