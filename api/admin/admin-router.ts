@@ -8,6 +8,7 @@ import { QueueNames } from '../../shared/platform/queues.js'
 import type { Tables } from '../../shared/storage/tables.js'
 import { HttpError } from '../http-error.js'
 import { adminAuth } from './admin-auth.js'
+import { alertAdminRoutes } from './alert-admin-routes.js'
 import { deadLetterRoutes } from './dead-letter-routes.js'
 import { QUEUE_DASHBOARD_PATH, queueDashboard } from './queue-dashboard.js'
 
@@ -43,6 +44,7 @@ export function createAdmin(deps: AdminDeps): Admin {
   const admin = Router()
   admin.use(adminAuth(token))
   admin.use(deadLetterRoutes({ reader: new DeadLetterReader(deps.clickhouse, deps.tables), redrives }))
+  admin.use(alertAdminRoutes({ clickhouse: deps.clickhouse, tables: deps.tables, deliveries: queues.queue(QueueNames.alertDeliveries) }))
   admin.use(unknownAdminPath)
   router.use(QUEUE_DASHBOARD_PATH, adminAuth(token), dashboard)
   router.use('/admin', admin)

@@ -37,6 +37,9 @@ export interface Tables {
   /** The tracked set as served by the interface's reads, in generations. */
   trackedWallets: string
   trackedWalletSets: string
+  /** The alert rules and their firings (schema/alerts-schema.ts). */
+  alertRules: string
+  alertFirings: string
 }
 
 export function tablesFor(database: string): Tables {
@@ -66,5 +69,7 @@ export function tablesFor(database: string): Tables {
     walletStatsMarks: q('wallet_stats_marks'),
     trackedWallets: q('tracked_wallets'),
     trackedWalletSets: q('tracked_wallet_sets'),
+    alertRules: q('alert_rules'),
+    alertFirings: q('alert_firings'),
   }
 }

@@ -1,3 +1,4 @@
+import { alertsSchemaDdl } from '../schema/alerts-schema.js'
 import { candlesSchemaDdl } from '../schema/candles-schema.js'
 import { changesSchemaDdl } from '../schema/changes-schema.js'
 import { deadLettersSchemaDdl } from '../schema/dead-letters-schema.js'
@@ -25,6 +26,7 @@ function schemaDdl(t: Tables, onCluster: boolean): string[] {
     ...deadLettersSchemaDdl(t),
     ...storeIdentitySchemaDdl(t),
     ...smartMoneySchemaDdl(t, { onCluster }),
+    ...alertsSchemaDdl(t),
   ]
 }
 
