@@ -29,6 +29,8 @@ import { smartMoneyRouter } from './smart-money-routes.js'
 import { ServedWallets } from './served-wallets.js'
 import { TokenFlowsRepository } from './token-flows-repository.js'
 import { tokenFlowsRouter } from './token-flows-route.js'
+import { alertsRouter } from './alerts-routes.js'
+import { AlertFiringsStore } from '../shared/alerts/alert-firings-store.js'
 
 export interface ApiDeps {
   clickhouse: ClickHouseClient
@@ -83,6 +85,7 @@ export function createApp(deps: ApiDeps): Express {
       tokenFlowsRouter({ flows, directory, tokens, served: servedWallets }),
       technicalAnalysisHistoryRouter({ clickhouse: deps.clickhouse, tables: deps.tables, directory, tokens, caching: deps.seriesCaching, refreshGate }),
       technicalAnalysisRouter({ directory, tokens, redis: deps.redis, redisPrefix: deps.redisPrefix, onDemand: deps.onDemand }),
+      alertsRouter(new AlertFiringsStore(deps.clickhouse, deps.tables)),
     ),
   )
   app.use(unknownRoute)

@@ -3,6 +3,7 @@ import { IndicatorJobNames, QueueNames } from '../shared/platform/queues.js'
 import { createRedis } from '../shared/platform/redis.js'
 import type { RunningRole, Runtime } from '../shared/runtime.js'
 import { TrackedWalletsFile } from '../shared/smart-money/tracked-wallets-file.js'
+import { startAlerts } from './alert-runner.js'
 import { startCandleRefresher } from './candle-refresher.js'
 import { IndicatorEngine } from './engine.js'
 import { scheduleAdvance } from './schedule.js'
@@ -61,11 +62,13 @@ export async function startIndicatorsRole(runtime: Runtime, options: { clock?: (
           intervalMs: config.smartMoney.trackedSetRefreshMs,
         })
       : null
+  const alerts = startAlerts({ clickhouse: runtime.clickhouse, tables: runtime.tables, logger, queues, trackedWalletsFile: config.smartMoney.trackedWalletsFile })
   logger.info('indicator engine started', { scheduleDelayMs: config.indicators.scheduleDelayMs })
   return {
     name: 'indicators',
     async stop() {
       await refresher.stop()
+      await alerts.stop()
       await walletStats.stop()
       await trackedSet?.stop()
       await worker.close()

@@ -1,0 +1,60 @@
+import { DelayedError, type Job } from 'bullmq'
+import { Webhook } from 'standardwebhooks'
+import { headsItsWebhook, markSent, queueRedis, type AlertDeliveriesQueue, type AlertDeliveryData } from './alert-deliveries.js'
+import type { AlertRulesStore } from './alert-rules-store.js'
+
+export interface AlertSenderOptions {
+  /** How long a delivery waits behind an earlier one of its webhook before looking again. */
+  orderWaitMs?: number
+  /** How long a receiver has to answer. */
+  timeoutMs?: number
+}
+
+export interface AlertSendResult {
+  status: number | null
+  /** Why nothing was sent: the rule or the webhook is gone. */
+  skipped?: string
+}
+
+/**
+ * Sends one delivery (a BullMQ job of alert-deliveries), signed per Standard Webhooks with
+ * its webhook's secret: headers webhook-id (the job id, the same on every attempt),
+ * webhook-timestamp and webhook-signature over the body as enqueued. A 2xx answer completes
+ * it; anything else throws, and BullMQ retries with exponential backoff. A delivery waits
+ * while an earlier one of its webhook is not done (alert-deliveries.ts).
+ */
+export function alertSender(queue: AlertDeliveriesQueue, rules: AlertRulesStore, options: AlertSenderOptions = {}) {
+  const orderWaitMs = options.orderWaitMs ?? 500
+  const timeoutMs = options.timeoutMs ?? 10_000
+  return async (job: Job<AlertDeliveryData>, token?: string): Promise<AlertSendResult> => {
+    const redis = await queueRedis(queue)
+    if (!(await headsItsWebhook(queue, redis, job))) {
+      await job.moveToDelayed(Date.now() + orderWaitMs, token)
+      throw new DelayedError()
+    }
+    const rule = await rules.get(job.data.rule_id)
+    const webhook = rule?.webhooks.find((w) => w.id === job.data.webhook_id)
+    if (!webhook) {
+      await markSent(queue, redis, job)
+      return { status: null, skipped: rule ? 'the webhook was removed from its rule' : 'the rule was deleted' }
+    }
+    const at = new Date()
+    const signature = new Webhook(webhook.secret).sign(job.id!, at, job.data.body)
+    const res = await fetch(webhook.url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'webhook-id': job.id!,
+        'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+        'webhook-signature': signature,
+      },
+      body: job.data.body,
+      redirect: 'manual',
+      signal: AbortSignal.timeout(timeoutMs),
+    })
+    await res.body?.cancel()
+    if (res.status < 200 || res.status >= 300) throw new Error(`the receiver answered ${res.status}`)
+    await markSent(queue, redis, job)
+    return { status: res.status }
+  }
+}
