@@ -109,7 +109,7 @@ describe('admin endpoints with ADMIN_TOKEN', () => {
     expect((await fetch(script)).status).toBe(401)
     const queues = await getJson<{ queues: Array<{ name: string }> }>(`${api.baseUrl}/admin/queues/api/queues`, { headers: auth })
     expect(queues.status).toBe(200)
-    expect(queues.body.queues.map((q) => q.name).sort()).toEqual(['dead-letter-redrive', 'indicators', 'ingest-records'])
+    expect(queues.body.queues.map((q) => q.name).sort()).toEqual(['alert-deliveries', 'dead-letter-redrive', 'indicators', 'ingest-records'])
     // A browser's Basic prompt works too: any user name, the token as password.
     const basic = await getJson(`${api.baseUrl}/admin/queues/api/queues`, {
       headers: { authorization: `Basic ${Buffer.from(`admin:${TOKEN}`).toString('base64')}` },

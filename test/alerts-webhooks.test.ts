@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { Webhook } from 'standardwebhooks'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { listAlerts } from '../api/contract/endpoints/alerts.js'
 import { startAlerts } from '../indicators/alert-runner.js'
 import { feedPosition, recordedPosition } from '../shared/changes/change-feed.js'
 import { ALERTS_CONSUMER } from '../shared/alerts/alert-evaluation.js'
@@ -203,6 +204,8 @@ describe('alerts', () => {
     const all = await getJson(`${api.baseUrl}/alerts?limit=2`)
     expect(all.status).toBe(200)
     expect(all.body.pagination).toEqual({ total: 4, limit: 2, offset: 0 })
+    const conforms = listAlerts.success.schema.safeParse(all.body)
+    expect(conforms.success ? 'conforms' : conforms.error.message).toBe('conforms')
     const next = await getJson(`${api.baseUrl}/alerts?limit=2&offset=2`)
     const ids = [...all.body.result, ...next.body.result].map((f: any) => f.id)
     expect(new Set(ids).size).toBe(4)
@@ -222,6 +225,7 @@ describe('alerts', () => {
     const unknown = await getJson(`${api.baseUrl}/alerts?rule=1`)
     expect(unknown.status).toBe(400)
     expect(unknown.body.message).toMatch(/"rule"/)
+    expect((await getJson(`${api.baseUrl}/alerts?token=0x12`)).body.message).toMatch(/token/)
   })
 
   it('reading the feed again stores and delivers nothing twice', async () => {

@@ -1,4 +1,5 @@
 import type { Endpoint } from './endpoint.js'
+import { listAlerts } from './endpoints/alerts.js'
 import { getHolding, listHoldings, listTokenHoldings } from './endpoints/holdings.js'
 import { health, metrics, ready } from './endpoints/operator.js'
 import { getSwap, listSwaps, listWalletSwaps } from './endpoints/swaps.js'
@@ -25,6 +26,7 @@ export const PUBLIC_ENDPOINTS: readonly Endpoint[] = [
   getSmartMoneyRules,
   getTechnicalAnalysis,
   listTechnicalAnalysisHistory,
+  listAlerts,
   health,
   ready,
   metrics,
