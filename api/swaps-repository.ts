@@ -46,6 +46,13 @@ export interface SwapsReadOptions {
   scanRows: number
 }
 
+/** A swap's key in swaps_by_time. */
+export interface SwapKey {
+  timestampMs: number
+  hash: string
+  chainId: number
+}
+
 /** Where a page starts: `offset` rows into the range, or just after `cursor`. */
 export type PageStart = { offset: number } | { cursor: SwapCursor }
 
@@ -281,6 +288,26 @@ export class SwapsRepository {
     )
     const row = rows.find((r) => isServed(served, r.wallet_address))
     return row ? this.toSwap(row) : null
+  }
+
+  /** The live swaps at these keys (FINAL: the latest delivery; a retracted key has none), as the lists serve them. */
+  async atKeys(keys: readonly SwapKey[]): Promise<SwapTransaction[]> {
+    if (keys.length === 0) return []
+    const times = keys.map((k) => k.timestampMs)
+    const rows = await this.rows(
+      `SELECT ${SELECT_ROW} FROM ${this.tables.swaps} FINAL
+       WHERE ${IN_RANGE} AND ${KEY} IN (
+         SELECT fromUnixTimestamp64Milli(k.1, 'UTC'), k.2, k.3
+         FROM (SELECT arrayJoin(arrayZip({keyTimes:Array(Int64)}, {keyHashes:Array(String)}, {keyChains:Array(UInt32)})) AS k))`,
+      {
+        start: times.reduce((a, b) => Math.min(a, b)),
+        end: times.reduce((a, b) => Math.max(a, b)),
+        keyTimes: times,
+        keyHashes: keys.map((k) => k.hash),
+        keyChains: keys.map((k) => k.chainId),
+      },
+    )
+    return rows.map((r) => this.toSwap(r))
   }
 
   /** Rows of a subquery (of live keys: they are exact as they stand). */

@@ -1,0 +1,94 @@
+import type { ServerResponse } from 'node:http'
+
+/** How long an ended stream's connection may take to accept its last bytes before it is cut. */
+const END_GRACE_MS = 10_000
+
+/** One Server-Sent Events frame: `id`, `event` and one `data` line (JSON holds no line breaks). */
+export function sseFrame(event: string, data: string, id?: string): string {
+  return `${id === undefined ? '' : `id: ${id}\n`}event: ${event}\ndata: ${data}\n\n`
+}
+
+/**
+ * A Server-Sent Events response. Frames are written as they come; once the bytes the
+ * connection has not taken yet (res.writableLength) pass `maxPendingBytes`, the client is
+ * sent a final `closed` event and the response ends, so a client that does not read costs
+ * at most that much memory.
+ */
+export class SseWriter {
+  private ended = false
+
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly maxPendingBytes: number,
+    private readonly onEnd: () => void,
+  ) {
+    res.once('close', () => this.finish())
+  }
+
+  /** Sends the headers at once: no compression (it would hold frames back), no caching, no proxy buffering. */
+  open(retryMs: number): void {
+    this.res.writeHead(200, {
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'Cache-Control': 'no-cache, no-transform',
+      'X-Accel-Buffering': 'no',
+    })
+    this.res.socket?.setNoDelay(true)
+    this.res.socket?.setTimeout(0)
+    this.res.write(`retry: ${retryMs}\n\n`)
+  }
+
+  get isOpen(): boolean {
+    return !this.ended
+  }
+
+  /** Bytes written but not yet taken by the connection. */
+  get pendingBytes(): number {
+    return this.res.writableLength
+  }
+
+  /** Writes a frame; false when the stream is (or has just been) closed. */
+  write(frame: string): boolean {
+    if (this.ended) return false
+    this.res.write(frame)
+    if (this.res.writableLength > this.maxPendingBytes) {
+      this.close('slow_client', `more than ${this.maxPendingBytes} bytes were waiting to be sent to this client`)
+      return false
+    }
+    return true
+  }
+
+  comment(text: string): void {
+    if (!this.ended) this.res.write(`: ${text}\n\n`)
+  }
+
+  /** Resolves once the connection has taken what is pending (or the stream ended). */
+  drained(): Promise<void> {
+    if (this.ended || this.res.writableLength === 0) return Promise.resolve()
+    return new Promise((resolve) => {
+      const done = () => {
+        this.res.off('drain', done)
+        this.res.off('close', done)
+        resolve()
+      }
+      this.res.once('drain', done)
+      this.res.once('close', done)
+    })
+  }
+
+  /** The final `closed` event, then the end of the response; a connection that does not take it within END_GRACE_MS is cut. */
+  close(reason: string, message: string): void {
+    if (this.ended) return
+    this.res.write(sseFrame('closed', JSON.stringify({ reason, message })))
+    this.res.end()
+    const cut = setTimeout(() => this.res.destroy(), END_GRACE_MS)
+    cut.unref()
+    this.res.once('close', () => clearTimeout(cut))
+    this.finish()
+  }
+
+  private finish(): void {
+    if (this.ended) return
+    this.ended = true
+    this.onEnd()
+  }
+}
