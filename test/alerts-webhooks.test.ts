@@ -124,6 +124,11 @@ describe('alerts', () => {
       retries: { attempts: 6, backoffMs: 100 },
       sender: { orderWaitMs: 30, timeoutMs: 2_000 },
     })
+    // Its first step starts at the feed's head: wait for it, so the swaps below come after.
+    await waitFor('the evaluator to start', async () => {
+      const rs = await rt.clickhouse.query({ query: `SELECT count() AS n FROM ${rt.tables.changePositions} WHERE consumer = {c:String}`, query_params: { c: ALERTS_CONSUMER }, format: 'JSONEachRow' })
+      return Number((await rs.json<{ n: string }>())[0]?.n) > 0 ? true : undefined
+    })
   })
   afterAll(async () => {
     await alerts?.stop()
@@ -312,5 +317,26 @@ describe('alerts', () => {
     expect(retracted.body.data.retracted_at).toBeGreaterThan(0)
     const listed = await getJson(`${api.baseUrl}/alerts?rule_id=${r.id}`)
     expect(listed.body.result).toMatchObject([{ id: fired!.body.data.id, status: 'retracted' }])
+  })
+
+  it('a windowed firing is retracted only when its window falls below the threshold without the retracted swap', async () => {
+    const token = addressFor('alerts-window-retract-token')
+    await rule({ name: 'pair', kind: 'buyers', token, min_wallets: 2, window: '1h' }, '/window-retract')
+    const rows = [0, 1, 2].map((i) => trade(`wr-${i}`, TRACKED[i]!, 'buy', token, 10, HOUR + i * 1000))
+    await insertSwaps(rt, rows)
+    await waitFor('the firing', () => receiver.delivered('/window-retract').find((x) => x.body.type === 'alert.fired'))
+    const retract = (row: (typeof rows)[number]) =>
+      rt.clickhouse.insert({
+        table: rt.tables.swapMoves,
+        format: 'JSONEachRow',
+        values: [{ hash: row.hash, chain_id: 1, timestamp: row.timestamp, wallet_address: row.wallet_address, token_sold_address: row.token_sold_address, token_bought_address: row.token_bought_address, superseded_at: Date.now() }],
+      })
+    // Two buyers remain: the firing stands.
+    await retract(rows[0]!)
+    await sleep(400)
+    expect(receiver.received.filter((x) => x.path === '/window-retract')).toHaveLength(1)
+    await retract(rows[1]!)
+    const retracted = await waitFor('the retraction', () => receiver.delivered('/window-retract').find((x) => x.body.type === 'alert.retracted'))
+    expect(retracted.body.data).toMatchObject({ kind: 'buyers', status: 'retracted', buyers: 3 })
   })
 })

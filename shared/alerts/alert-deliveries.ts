@@ -91,8 +91,17 @@ export async function headsItsWebhook(queue: AlertDeliveriesQueue, redis: Redis,
   }
 }
 
-export async function markSent(queue: AlertDeliveriesQueue, redis: Redis, job: Job<AlertDeliveryData>): Promise<void> {
-  await redis.zrem(orderKey(queue, job.data.webhook_id), job.id!)
+/**
+ * Takes a delivery that is done (sent, or failed for good) out of its webhook's order, and
+ * lets the next one go at once rather than at its next look.
+ */
+export async function markDone(queue: AlertDeliveriesQueue, redis: Redis, job: Job<AlertDeliveryData>): Promise<void> {
+  const key = orderKey(queue, job.data.webhook_id)
+  await redis.zrem(key, job.id!)
+  const [next] = await redis.zrange(key, 0, 0)
+  if (next === undefined) return
+  const waiting = await queue.getJob(next)
+  if (waiting && (await waiting.getState()) === 'delayed') await waiting.promote().catch(() => undefined)
 }
 
 export const DELIVERY_STATES = ['failed', 'completed', 'waiting', 'delayed', 'active'] as const

@@ -1,6 +1,6 @@
 import { DelayedError, type Job } from 'bullmq'
 import { Webhook } from 'standardwebhooks'
-import { headsItsWebhook, markSent, queueRedis, type AlertDeliveriesQueue, type AlertDeliveryData } from './alert-deliveries.js'
+import { headsItsWebhook, markDone, queueRedis, type AlertDeliveriesQueue, type AlertDeliveryData } from './alert-deliveries.js'
 import type { AlertRulesStore } from './alert-rules-store.js'
 
 export interface AlertSenderOptions {
@@ -29,32 +29,46 @@ export function alertSender(queue: AlertDeliveriesQueue, rules: AlertRulesStore,
   return async (job: Job<AlertDeliveryData>, token?: string): Promise<AlertSendResult> => {
     const redis = await queueRedis(queue)
     if (!(await headsItsWebhook(queue, redis, job))) {
-      await job.moveToDelayed(Date.now() + orderWaitMs, token)
+      // The delivery ahead is promoted when done (markDone); looking again, less often the longer it waits, covers the rest.
+      const waits = Math.max(0, (job.attemptsStarted ?? 1) - job.attemptsMade - 1)
+      await job.moveToDelayed(Date.now() + orderWaitMs * 2 ** Math.min(waits, 4), token)
       throw new DelayedError()
     }
     const rule = await rules.get(job.data.rule_id)
     const webhook = rule?.webhooks.find((w) => w.id === job.data.webhook_id)
     if (!webhook) {
-      await markSent(queue, redis, job)
+      await markDone(queue, redis, job)
       return { status: null, skipped: rule ? 'the webhook was removed from its rule' : 'the rule was deleted' }
     }
-    const at = new Date()
-    const signature = new Webhook(webhook.secret).sign(job.id!, at, job.data.body)
-    const res = await fetch(webhook.url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'webhook-id': job.id!,
-        'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
-        'webhook-signature': signature,
-      },
-      body: job.data.body,
-      redirect: 'manual',
-      signal: AbortSignal.timeout(timeoutMs),
-    })
-    await res.body?.cancel()
-    if (res.status < 200 || res.status >= 300) throw new Error(`the receiver answered ${res.status}`)
-    await markSent(queue, redis, job)
-    return { status: res.status }
+    try {
+      const status = await post(job, webhook, timeoutMs)
+      await markDone(queue, redis, job)
+      return { status }
+    } catch (err) {
+      // The last attempt failed: the delivery stays failed and no longer holds the others back.
+      if (job.attemptsMade + 1 >= (job.opts.attempts ?? 1)) await markDone(queue, redis, job)
+      throw err
+    }
   }
+}
+
+/** One signed POST; a non-2xx answer throws. */
+async function post(job: Job<AlertDeliveryData>, webhook: { url: string; secret: string }, timeoutMs: number): Promise<number> {
+  const at = new Date()
+  const signature = new Webhook(webhook.secret).sign(job.id!, at, job.data.body)
+  const res = await fetch(webhook.url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'webhook-id': job.id!,
+      'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+      'webhook-signature': signature,
+    },
+    body: job.data.body,
+    redirect: 'manual',
+    signal: AbortSignal.timeout(timeoutMs),
+  })
+  await res.body?.cancel()
+  if (res.status < 200 || res.status >= 300) throw new Error(`the receiver answered ${res.status}`)
+  return res.status
 }
