@@ -46,6 +46,8 @@ const EXPECTED_SHARDING_KEYS: Record<string, string> = {
   wallet_stats_marks: 'cityHash64(token)',
   tracked_wallets: 'cityHash64(wallet_address)',
   tracked_wallet_sets: 'generation',
+  alert_rules: 'cityHash64(id)',
+  alert_firings: 'cityHash64(id)',
 }
 
 interface LocalTable {

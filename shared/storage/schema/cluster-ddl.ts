@@ -57,6 +57,8 @@ export const SHARDING_KEYS: Readonly<Record<string, string>> = {
   wallet_stats_marks: 'cityHash64(token)',
   tracked_wallets: 'cityHash64(wallet_address)',
   tracked_wallet_sets: 'generation',
+  alert_rules: 'cityHash64(id)',
+  alert_firings: 'cityHash64(id)',
 }
 
 export class ClusterDdlError extends Error {}
