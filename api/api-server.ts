@@ -50,6 +50,7 @@ export async function startApiServer(runtime: Runtime, port: number, host?: stri
     redis.disconnect()
     throw err
   })
+  const closing = new AbortController()
   const onDemand = new QueueOnDemandComputation(config, config.indicators.onDemandWaitMs, logger, config.indicators.negativeCacheMs)
   const app = createApp({
     clickhouse: runtime.clickhouse,
@@ -61,6 +62,8 @@ export async function startApiServer(runtime: Runtime, port: number, host?: stri
     tokenDirectory,
     seriesCaching: { maxAgeS: config.httpApi.closedSeriesMaxAgeS, shared: config.httpApi.apiKeys.length === 0 },
     smartMoney: config.smartMoney,
+    swapStream: config.swapStream,
+    closing: closing.signal,
   })
   const health = healthRouter({
     logger,
@@ -102,6 +105,7 @@ export async function startApiServer(runtime: Runtime, port: number, host?: stri
     port: (server.address() as AddressInfo).port,
     api: app,
     async close() {
+      closing.abort()
       const grace = setTimeout(() => {
         logger.warn('requests still in flight after the shutdown grace period: closing their connections', {
           graceMs: config.http.shutdownGraceMs,

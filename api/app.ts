@@ -29,6 +29,9 @@ import { smartMoneyRouter } from './smart-money-routes.js'
 import { ServedWallets } from './served-wallets.js'
 import { TokenFlowsRepository } from './token-flows-repository.js'
 import { tokenFlowsRouter } from './token-flows-route.js'
+import { SwapStreamHub } from './swap-stream/swap-stream-hub.js'
+import { swapStreamRouter } from './swap-stream/swap-stream-route.js'
+import { streamTrackedWallets } from './swap-stream/stream-tracked-wallets.js'
 import { alertsRouter } from './alerts-routes.js'
 import { AlertFiringsStore } from '../shared/alerts/alert-firings-store.js'
 
@@ -46,6 +49,10 @@ export interface ApiDeps {
   seriesCaching: SeriesCachePolicy
   /** The tracked-wallets file and the selection rules (GET /wallets, /wallets/:address, /smart-money/rules). */
   smartMoney: Pick<Config['smartMoney'], 'trackedWalletsFile' | 'rules' | 'servedWallets'>
+  /** GET /stream/swaps's heartbeat and slow-client bound. */
+  swapStream: Config['swapStream']
+  /** Aborted when the server shuts down: the live streams end. */
+  closing: AbortSignal
 }
 
 /** The read API: every endpoint of section 4, JSON errors everywhere else. */
@@ -60,6 +67,18 @@ export function createApp(deps: ApiDeps): Express {
   const flows = new TokenFlowsRepository(deps.clickhouse, deps.tables, keptSwaps)
   const refreshGate = new CandleRefreshGate(feed)
   const servedWallets = new ServedWallets(deps.clickhouse, deps.tables, deps.smartMoney.servedWallets)
+  const swapStream = new SwapStreamHub({
+    clickhouse: deps.clickhouse,
+    tables: deps.tables,
+    feed,
+    swaps,
+    directory,
+    served: servedWallets,
+    tracked: streamTrackedWallets(new SmartMoneyRepository(deps.clickhouse, deps.tables), new TrackedWalletsFile(deps.smartMoney.trackedWalletsFile), deps.smartMoney.rules),
+    ...deps.swapStream,
+    logger: deps.logger,
+  })
+  deps.closing.addEventListener('abort', () => swapStream.close(), { once: true })
 
   const app = express()
   // The server runs this app's router in its own app (root-app.ts), whose settings apply:
@@ -76,6 +95,7 @@ export function createApp(deps: ApiDeps): Express {
       candlesRouter({ clickhouse: deps.clickhouse, tables: deps.tables, tokens, directory, caching: deps.seriesCaching, refreshGate }),
       holdingsRouter(holdings, directory, servedWallets),
       swapsRouter(swaps, directory, servedWallets),
+      swapStreamRouter(swapStream),
       walletsRouter(holdings, directory, servedWallets),
       smartMoneyRouter({
         repository: new SmartMoneyRepository(deps.clickhouse, deps.tables),

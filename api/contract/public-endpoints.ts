@@ -7,6 +7,7 @@ import { getTechnicalAnalysis, listTechnicalAnalysisHistory } from './endpoints/
 import { getToken, listCandles, listTokens } from './endpoints/tokens.js'
 import { getTokenFlows, listWalletHoldings } from './endpoints/wallets.js'
 import { getSmartMoneyRules, getWalletProfile, listTrackedWallets } from './endpoints/smart-money.js'
+import { streamSwaps } from '../swap-stream/stream-endpoint.js'
 
 /** Every public operation, in the order of the document. (Operator tools under /admin are not public.) */
 export const PUBLIC_ENDPOINTS: readonly Endpoint[] = [
@@ -19,6 +20,7 @@ export const PUBLIC_ENDPOINTS: readonly Endpoint[] = [
   getHolding,
   listSwaps,
   getSwap,
+  streamSwaps,
   listWalletHoldings,
   listWalletSwaps,
   listTrackedWallets,

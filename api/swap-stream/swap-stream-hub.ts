@@ -1,0 +1,247 @@
+import type { ServerResponse } from 'node:http'
+import type { ChangeRange } from '../../shared/changes/change-feed.js'
+import type { Logger } from '../../shared/platform/logger.js'
+import type { ClickHouseClient } from '../../shared/storage/clickhouse.js'
+import { queryRows } from '../../shared/storage/query-rows.js'
+import type { Tables } from '../../shared/storage/tables.js'
+import type { FeedReading, FeedWatch } from '../feed-watch.js'
+import type { ServedWallets } from '../served-wallets.js'
+import type { SwapsRepository } from '../swaps-repository.js'
+import type { TokenDirectory } from '../token-directory.js'
+import { formatEventId, isAfter, positionBefore, restartPoint, type EventId } from './event-id.js'
+import { sseFrame, SseWriter } from './sse-writer.js'
+import { matches, type FilterContext, type StreamFilter } from './stream-filter.js'
+import { eventsOf, readSwapChanges, type StreamEvent, type SwapChange } from './swap-events.js'
+
+/** How often the feed is looked at while clients are connected. */
+const POLL_MS = 100
+/** Change rows read at a time (whole blocks: one block larger than this is read whole). */
+const CHUNK_ROWS = 20_000
+/** What a client waits before reconnecting (the SSE `retry` field). */
+const RETRY_MS = 1_000
+
+export interface SwapStreamDeps {
+  clickhouse: ClickHouseClient
+  tables: Tables
+  feed: FeedWatch
+  swaps: SwapsRepository
+  directory: TokenDirectory
+  served: ServedWallets
+  /** The tracked set (tracked=true). */
+  tracked: () => Promise<ReadonlySet<string>>
+  heartbeatMs: number
+  maxPendingBytes: number
+  logger: Logger
+}
+
+/** Why a client starts from now rather than after its Last-Event-ID. */
+export type RestartReason = 'expired' | 'ahead' | 'feed_restarted'
+
+const RESTART_MESSAGES: Record<RestartReason, string> = {
+  expired: 'the changes after this id are no longer kept: the stream starts again from now',
+  ahead: 'this id is beyond the feed: the stream starts again from now',
+  feed_restarted: "the store's change feed started again: the stream starts again from now",
+}
+
+interface Client {
+  writer: SseWriter
+  filter: StreamFilter
+  /** While it catches up from its Last-Event-ID: the live frames for after it. */
+  waiting: string[] | null
+  waitingBytes: number
+}
+
+/**
+ * GET /stream/swaps for one API process: one poller however many clients. While clients are
+ * connected it reads the change feed every POLL_MS (through FeedWatch, which the other
+ * readers of the process share), turns the swap changes since its last read into events
+ * (swap-events.ts), serializes each once, and writes it to every client whose filter it
+ * passes. `position` is what every live client has been sent up to; a resuming client reads
+ * from its Last-Event-ID up to the position at which it joined, then goes live.
+ */
+export class SwapStreamHub {
+  private readonly clients = new Set<Client>()
+  private position: number | null = null
+  private reading: FeedReading | null = null
+  private starting: Promise<void> | null = null
+  private timer: NodeJS.Timeout | null = null
+  private heartbeat: NodeJS.Timeout | null = null
+  private closed = false
+  private failing = false
+
+  constructor(private readonly deps: SwapStreamDeps) {}
+
+  /**
+   * Streams to `res` from now, or after `resume`. A resume point the feed can no longer
+   * serve (older than it keeps, or beyond it) gets a `reset` event, then the stream from now.
+   * Fails (before anything is sent) only when the store cannot be read.
+   */
+  async attach(res: ServerResponse, filter: StreamFilter, resume: EventId | null): Promise<void> {
+    if (this.position === null) {
+      this.starting ??= this.start().finally(() => (this.starting = null))
+      await this.starting
+    }
+    let restart: RestartReason | null = null
+    if (resume !== null) {
+      const claimed = positionBefore(resume)
+      if (claimed > this.position!) restart = 'ahead'
+      else if (claimed > 0 && !(await this.keptSince(claimed))) restart = 'expired'
+    }
+    if (this.position === null) return this.attach(res, filter, resume)
+    const joinedAt = this.position
+    const client: Client = { writer: new SseWriter(res, this.deps.maxPendingBytes, () => this.leave(client)), filter, waiting: null, waitingBytes: 0 }
+    client.writer.open(RETRY_MS)
+    this.clients.add(client)
+    if (restart !== null) client.writer.write(resetFrame(restart, joinedAt))
+    else if (resume !== null) {
+      client.waiting = []
+      try {
+        await this.catchUp(client, { from: resume.block - 1, to: joinedAt }, resume)
+      } catch (err) {
+        this.deps.logger.warn('swap stream: a client could not be caught up', { error: err instanceof Error ? err.message : String(err) })
+        client.writer.close('unavailable', 'the store could not be read: reconnect to resume')
+        return
+      }
+      for (const frame of client.waiting) if (!client.writer.write(frame)) break
+      client.waiting = null
+    }
+  }
+
+  /** Ends every stream (with a `closed` event) and stops polling: the server is shutting down. */
+  close(): void {
+    this.closed = true
+    for (const client of [...this.clients]) client.writer.close('shutdown', 'the server is shutting down: reconnect to resume')
+    this.stop()
+  }
+
+  /** The number of connected clients. */
+  get size(): number {
+    return this.clients.size
+  }
+
+  private async start(): Promise<void> {
+    if (this.closed) throw new Error('the server is shutting down')
+    const reading = await this.deps.feed.read()
+    this.reading = reading
+    this.position = reading.position
+    this.schedule()
+    this.heartbeat = setInterval(() => {
+      for (const client of this.clients) client.writer.comment('heartbeat')
+    }, this.deps.heartbeatMs)
+  }
+
+  private stop(): void {
+    if (this.timer !== null) clearTimeout(this.timer)
+    if (this.heartbeat !== null) clearInterval(this.heartbeat)
+    this.timer = this.heartbeat = null
+    this.position = this.reading = null
+  }
+
+  private leave(client: Client): void {
+    this.clients.delete(client)
+  }
+
+  private schedule(): void {
+    this.timer = setTimeout(() => void this.poll(), POLL_MS)
+  }
+
+  private async poll(): Promise<void> {
+    if (this.clients.size === 0 || this.closed) {
+      this.stop()
+      return
+    }
+    try {
+      await this.readOn()
+      if (this.failing) this.deps.logger.info('swap stream: the change feed is read again')
+      this.failing = false
+    } catch (err) {
+      if (!this.failing) this.deps.logger.warn('swap stream: the change feed cannot be read; retrying', { error: err instanceof Error ? err.message : String(err) })
+      this.failing = true
+    }
+    if (this.clients.size === 0 || this.closed) this.stop()
+    else this.schedule()
+  }
+
+  /** Sends every live client the events up to the feed's position now. */
+  private async readOn(): Promise<void> {
+    const last = this.reading!
+    const reading = await this.deps.feed.read()
+    if (reading.epoch !== last.epoch || reading.position < this.position!) {
+      const frame = resetFrame('feed_restarted', reading.position)
+      for (const client of this.clients) this.send(client, frame)
+      this.position = reading.position
+    } else if (reading.versions.swap !== last.versions.swap) {
+      const context = await this.context()
+      await this.eachBatch({ from: this.position!, to: reading.position }, (events, upTo) => {
+        for (const client of this.clients) for (const event of events) if (matches(client.filter, event.subject, context) && !this.send(client, event.frame)) break
+        this.position = upTo
+      })
+    } else this.position = reading.position
+    this.reading = reading
+  }
+
+  /** A resuming client's events after `after`, up to where it joined; backpressure rather than a close while it reads them. */
+  private async catchUp(client: Client, range: ChangeRange, after: EventId): Promise<void> {
+    const context = await this.context()
+    await this.eachBatch(range, async (events) => {
+      for (const event of events) {
+        if (!client.writer.isOpen) return
+        if (!isAfter(event.id, after) || !matches(client.filter, event.subject, context)) continue
+        if (client.writer.pendingBytes > this.deps.maxPendingBytes / 2) await client.writer.drained()
+        client.writer.write(event.frame)
+      }
+    })
+  }
+
+  /** The live frames of a client catching up wait; past the bound, it is closed as slow. */
+  private send(client: Client, frame: string): boolean {
+    if (client.waiting === null) return client.writer.write(frame)
+    client.waiting.push(frame)
+    client.waitingBytes += frame.length
+    if (client.waitingBytes > this.deps.maxPendingBytes) {
+      client.writer.close('slow_client', `more than ${this.deps.maxPendingBytes} bytes were waiting to be sent to this client`)
+      return false
+    }
+    return true
+  }
+
+  private async context(): Promise<FilterContext> {
+    await this.deps.directory.fresh()
+    const served = await this.deps.served.current()
+    const tracked = [...this.clients].some((c) => c.filter.tracked) ? await this.deps.tracked() : null
+    return { served, tracked, addressesOf: (id, addressShaped) => this.deps.directory.addressesForTokenId(id, addressShaped) }
+  }
+
+  /** The events of `range`, a run of whole blocks at a time, each run with the position it reaches. */
+  private async eachBatch(range: ChangeRange, send: (events: StreamEvent[], upTo: number) => void | Promise<void>): Promise<void> {
+    const { clickhouse, tables, swaps } = this.deps
+    let from = range.from
+    while (from < range.to) {
+      let changes: SwapChange[] = await readSwapChanges(clickhouse, tables, { from, to: range.to }, CHUNK_ROWS)
+      let upTo = range.to
+      if (changes.length === CHUNK_ROWS) {
+        // The last block may go on past the limit: it is read with the next run, or alone if it fills this one.
+        const lastBlock = changes.at(-1)!.block
+        const alone = changes[0]!.block === lastBlock
+        changes = alone ? await readSwapChanges(clickhouse, tables, { from: lastBlock - 1, to: lastBlock }, 2 ** 32 - 1) : changes.filter((c) => c.block < lastBlock)
+        upTo = alone ? lastBlock : lastBlock - 1
+      }
+      await send(await eventsOf(changes, (keys) => swaps.atKeys(keys)), upTo)
+      from = upTo
+    }
+  }
+
+  /** Whether every change after `position` is still kept: changes are dropped oldest first, so one at or below it is. */
+  private async keptSince(position: number): Promise<boolean> {
+    const rows = await queryRows<{ kept: number }>(
+      this.deps.clickhouse,
+      `SELECT 1 AS kept FROM ${this.deps.tables.changes} WHERE _block_number <= {position:UInt64} LIMIT 1`,
+      { position },
+    )
+    return rows.length > 0
+  }
+}
+
+function resetFrame(reason: RestartReason, position: number): string {
+  return sseFrame('reset', JSON.stringify({ reason, message: RESTART_MESSAGES[reason] }), formatEventId(restartPoint(position)))
+}

@@ -1,0 +1,28 @@
+import { Router } from 'express'
+import { parseRequest } from '../contract/request-parsing.js'
+import { badRequest, HttpError, SERVICE_UNAVAILABLE_MESSAGE } from '../http-error.js'
+import { parseEventId, type EventId } from './event-id.js'
+import { LAST_EVENT_ID_MESSAGE, streamSwaps } from './stream-endpoint.js'
+import type { SwapStreamHub } from './swap-stream-hub.js'
+
+/** GET /stream/swaps: checks the request, then hands the response to the process's hub. */
+export function swapStreamRouter(hub: SwapStreamHub): Router {
+  const router = Router()
+  router.get(streamSwaps.path, async (req, res) => {
+    const { query } = parseRequest(streamSwaps, req)
+    const header = req.get('last-event-id')
+    let resume: EventId | null = query.last_event_id ?? null
+    if (header !== undefined && header !== '') {
+      resume = parseEventId(header)
+      if (resume === null) throw badRequest(`Last-Event-ID ${LAST_EVENT_ID_MESSAGE} (got "${header}")`)
+    }
+    const filter = { wallet: query.address, tokenId: query.token_id, tracked: query.tracked, minValueUsd: query.min_value_usd }
+    try {
+      await hub.attach(res, filter, resume)
+    } catch (err) {
+      if (res.headersSent) return
+      throw new HttpError(503, SERVICE_UNAVAILABLE_MESSAGE, { cause: err })
+    }
+  })
+  return router
+}

@@ -1,0 +1,225 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { connect } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { EventSource } from 'eventsource'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { addressFor, hashFor, insertSwaps, type SwapRowInput } from './support/factories.js'
+import { getJson, startTestApi, type TestApi } from './support/http.js'
+import { createTestRuntime, type TestRuntime } from './support/runtime.js'
+
+/**
+ * GET /stream/swaps on the real embedded store and HTTP, with the `eventsource` client:
+ * swaps arrive as GET /swap-transactions lists them, filters, resuming by Last-Event-ID,
+ * retractions, the restart point, slow clients and heartbeats.
+ */
+
+interface Received {
+  event: string
+  id: string
+  data: any
+}
+
+/** An EventSource that records every swap, retraction and reset it receives. */
+function listen(url: string, init?: { lastEventId?: string }) {
+  const received: Received[] = []
+  const source = new EventSource(url, {
+    fetch: (input, request) => fetch(input, { ...request, headers: { ...request?.headers, ...(init?.lastEventId ? { 'last-event-id': init.lastEventId } : {}) } }),
+  })
+  for (const event of ['swap', 'retraction', 'reset', 'closed']) {
+    source.addEventListener(event, (e) => received.push({ event, id: e.lastEventId, data: JSON.parse(e.data) }))
+  }
+  const opened = new Promise<void>((resolve, reject) => {
+    source.onopen = () => resolve()
+    source.onerror = (err) => reject(err)
+  })
+  return { source, received, opened }
+}
+
+async function until<T>(what: string, check: () => T | undefined | false, timeoutMs = 5_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const value = check()
+    if (value !== undefined && value !== false) return value
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 20))
+  }
+}
+
+const wallet = addressFor('stream-wallet')
+const tracked = addressFor('stream-tracked')
+const tokenA = addressFor('stream-token-a')
+const tokenB = addressFor('stream-token-b')
+const tokenC = addressFor('stream-token-c')
+const now = Date.now()
+
+function swap(label: string, extra: Partial<SwapRowInput> = {}): SwapRowInput {
+  return { hash: hashFor(label), timestamp: now - 60_000, wallet_address: wallet, token_sold_address: tokenA, token_bought_address: tokenB, value_usd: 100, ...extra }
+}
+
+describe('GET /stream/swaps', () => {
+  let runtime: TestRuntime
+  let api: TestApi
+  let dir: string
+  const open: EventSource[] = []
+  const stream = (query = '', init?: { lastEventId?: string }) => {
+    const l = listen(`${api.baseUrl}/stream/swaps${query}`, init)
+    open.push(l.source)
+    return l
+  }
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'swap-stream-'))
+    const file = join(dir, 'tracked.txt')
+    writeFileSync(file, `${tracked} Tracked one\n`)
+    runtime = await createTestRuntime({ SWAP_STREAM_HEARTBEAT_MS: '200', SWAP_STREAM_MAX_PENDING_BYTES: '4096', TRACKED_WALLETS_FILE: file })
+    api = await startTestApi(runtime)
+  })
+
+  afterAll(async () => {
+    for (const s of open) s.close()
+    await api?.close()
+    await runtime?.cleanup()
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('sends a stored swap as GET /swap-transactions lists it, once for its two legs', async () => {
+    const all = stream()
+    await all.opened
+    await insertSwaps(runtime, [swap('equal')])
+    const [event] = await until('the swap', () => all.received.length > 0 && all.received)
+    const page = await getJson(`${api.baseUrl}/swap-transactions?start_time=0&end_time=${now}&token_id=${tokenA}`)
+    const listed = page.body.result.find((s: { hash: string }) => s.hash === hashFor('equal'))
+    expect(event!.event).toBe('swap')
+    expect(event!.id).toMatch(/^\d+-\d+$/)
+    expect(event!.data).toEqual(listed)
+    await new Promise((r) => setTimeout(r, 300))
+    expect(all.received).toHaveLength(1)
+  })
+
+  it('filters by address, token_id, tracked and min_value_usd', async () => {
+    const byWallet = stream(`?address=${wallet.toUpperCase().replace('0X', '0x')}`)
+    const byToken = stream(`?token_id=${tokenC}`)
+    const byTracked = stream('?tracked=true')
+    const byValue = stream('?min_value_usd=500')
+    const all = stream()
+    await Promise.all([byWallet, byToken, byTracked, byValue, all].map((l) => l.opened))
+    await insertSwaps(runtime, [
+      swap('f-wallet'),
+      swap('f-token', { wallet_address: addressFor('other'), token_bought_address: tokenC }),
+      swap('f-tracked', { wallet_address: tracked }),
+      swap('f-value', { wallet_address: addressFor('other'), value_usd: 750 }),
+      swap('f-no-value', { wallet_address: addressFor('other'), value_usd: null }),
+    ])
+    await until('every swap', () => all.received.length === 5)
+    const hashes = (l: { received: Received[] }) => l.received.map((r) => r.data.hash).sort()
+    expect(hashes(byWallet)).toEqual([hashFor('f-wallet')])
+    expect(hashes(byToken)).toEqual([hashFor('f-token')])
+    expect(hashes(byTracked)).toEqual([hashFor('f-tracked')])
+    expect(hashes(byValue)).toEqual([hashFor('f-value')])
+  })
+
+  it('resumes after Last-Event-ID (header or query) with nothing missed and nothing twice', async () => {
+    const first = stream()
+    await first.opened
+    await insertSwaps(runtime, [swap('r-1'), swap('r-2', { timestamp: now - 30_000 })])
+    await until('two swaps', () => first.received.length === 2)
+    const seen = first.received[0]!.id
+    first.source.close()
+    await insertSwaps(runtime, [swap('r-3')])
+    await insertSwaps(runtime, [swap('r-4')])
+    const byHeader = stream('', { lastEventId: seen })
+    const byQuery = stream(`?last_event_id=${seen}`)
+    await until('the rest', () => byHeader.received.length >= 3 && byQuery.received.length >= 3)
+    await insertSwaps(runtime, [swap('r-5')])
+    await until('the live one', () => byHeader.received.length >= 4 && byQuery.received.length >= 4)
+    await new Promise((r) => setTimeout(r, 300))
+    const expected = [first.received[1]!.data.hash, hashFor('r-3'), hashFor('r-4'), hashFor('r-5')]
+    for (const l of [byHeader, byQuery]) {
+      expect(l.received.map((r) => r.data.hash)).toEqual(expected)
+      expect(new Set(l.received.map((r) => r.id)).size).toBe(4)
+    }
+  })
+
+  it('sends a re-delivery at another time as a retraction, then the swap at its new time', async () => {
+    const all = stream()
+    await all.opened
+    await insertSwaps(runtime, [swap('moved', { timestamp: now - 50_000 })])
+    await until('the swap', () => all.received.length === 1)
+    await insertSwaps(runtime, [swap('moved', { timestamp: now - 40_000, ingested_at: Date.now() + 1 })])
+    await until('the retraction and the swap', () => all.received.length === 3)
+    expect(all.received.slice(1).map((r) => [r.event, r.data.timestamp_ms])).toEqual([
+      ['retraction', now - 50_000],
+      ['swap', now - 40_000],
+    ])
+    expect(all.received[1]!.data).toEqual({ chain_id: 1, hash: hashFor('moved'), timestamp_ms: now - 50_000, wallet_address: wallet })
+  })
+
+  it('answers a malformed Last-Event-ID or parameter with a JSON 400 naming it', async () => {
+    const header = await getJson(`${api.baseUrl}/stream/swaps`, { headers: { 'last-event-id': 'yesterday' } })
+    expect(header.status).toBe(400)
+    expect(header.body).toMatchObject({ status: 'error', message: expect.stringContaining('Last-Event-ID') })
+    for (const [query, name] of [
+      ['last_event_id=12', 'last_event_id'],
+      ['min_value_usd=-1', 'min_value_usd'],
+      ['tracked=yes', 'tracked'],
+      ['address=0x12', 'address'],
+      ['since=1', 'since'],
+    ]) {
+      const res = await getJson(`${api.baseUrl}/stream/swaps?${query}`)
+      expect(res.status).toBe(400)
+      expect(res.body.message).toContain(name)
+    }
+  })
+
+  it('restarts from now, after a reset event, from an id beyond the feed', async () => {
+    const ahead = stream('', { lastEventId: '999999999-1' })
+    await until('the reset', () => ahead.received.length === 1)
+    expect(ahead.received[0]).toMatchObject({ event: 'reset', data: { reason: 'ahead' } })
+    await insertSwaps(runtime, [swap('after-reset')])
+    await until('the swap', () => ahead.received.length === 2)
+    expect(ahead.received[1]!.data.hash).toBe(hashFor('after-reset'))
+  })
+
+  it('sends heartbeats', async () => {
+    const text = await rawRead(api.baseUrl, '/stream/swaps', 500)
+    expect(text).toMatch(/^HTTP\/1\.1 200/)
+    expect(text).toContain('content-type: text/event-stream')
+    expect(text).toContain(': heartbeat\n\n')
+  })
+
+  it('closes a client that does not read once its pending bytes pass the bound', async () => {
+    const { port } = new URL(api.baseUrl)
+    const socket = connect(Number(port), '127.0.0.1')
+    socket.write('GET /stream/swaps HTTP/1.1\r\nHost: x\r\n\r\n')
+    await new Promise((r) => setTimeout(r, 300))
+    socket.pause()
+    const many = Array.from({ length: 6_000 }, (_, i) => swap(`slow-${i}`, { timestamp: now - 20_000 + i }))
+    await insertSwaps(runtime, many)
+    await new Promise((r) => setTimeout(r, 1_500))
+    const chunks: Buffer[] = []
+    socket.on('data', (c: Buffer) => chunks.push(c))
+    socket.resume()
+    await new Promise((r) => socket.once('end', r))
+    const text = Buffer.concat(chunks).toString('utf8')
+    const last = text.lastIndexOf('event: ')
+    expect(text.slice(last)).toMatch(/^event: closed\ndata: \{"reason":"slow_client"/)
+    expect(text.split('event: swap\n').length - 1).toBeLessThan(6_000)
+  }, 20_000)
+})
+
+/** What a raw connection reads in `ms` (headers and body as they come). */
+function rawRead(baseUrl: string, path: string, ms: number): Promise<string> {
+  const { port } = new URL(baseUrl)
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), '127.0.0.1')
+    let text = ''
+    socket.on('data', (c: Buffer) => (text += c.toString('utf8')))
+    socket.on('error', reject)
+    socket.write(`GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`)
+    setTimeout(() => {
+      socket.destroy()
+      resolve(text.toLowerCase().replace(/^http\/1\.1/, 'HTTP/1.1'))
+    }, ms)
+  })
+}
