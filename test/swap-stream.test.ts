@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { spawn } from 'node:child_process'
 import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -187,6 +188,23 @@ describe('GET /stream/swaps', () => {
     expect(text).toContain('content-type: text/event-stream')
     expect(text).toContain(': heartbeat\n\n')
   })
+
+  it('npm run watch prints a line per swap', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'api/cli/watch-cli.ts', '--url', api.baseUrl, '--address', wallet, '--min-value-usd', '50'], { stdio: ['ignore', 'pipe', 'pipe'] })
+    let out = ''
+    child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')))
+    try {
+      // Swaps until the watcher, once connected, prints one.
+      const line = until('a line', () => out.includes('→') && out, 15_000)
+      for (let i = 0; i < 50 && !out.includes('→'); i++) {
+        await insertSwaps(runtime, [swap(`watched-${i}`, { dex: 'watch-dex' })])
+        await new Promise((r) => setTimeout(r, 300))
+      }
+      expect(await line).toMatch(new RegExp(`${wallet}  \\S+ \\S+ → \\S+ \\S+  \\$100\\.00  watch-dex\n`))
+    } finally {
+      child.kill()
+    }
+  }, 30_000)
 
   it('closes a client that does not read once its pending bytes pass the bound', async () => {
     const { port } = new URL(api.baseUrl)
