@@ -7,6 +7,7 @@ import { startAlerts } from './alert-runner.js'
 import { startCandleRefresher } from './candle-refresher.js'
 import { IndicatorEngine } from './engine.js'
 import { scheduleAdvance } from './schedule.js'
+import { startTokenFlowsRefresher } from './token-flows-refresher.js'
 import { startTrackedSetPublisher } from './tracked-set-publisher.js'
 import { startWalletStatsRefresher } from './wallet-stats-refresher.js'
 import { startIndicatorsWorker } from './worker.js'
@@ -42,6 +43,8 @@ export async function startIndicatorsRole(runtime: Runtime, options: { clock?: (
     intervalMs: config.indicators.candleRefreshMs,
     clock,
   })
+  // Its own consumer of the feed, on the candle refresh's interval.
+  const tokenFlows = startTokenFlowsRefresher({ clickhouse: runtime.clickhouse, tables: runtime.tables, logger, intervalMs: config.indicators.candleRefreshMs })
   const walletStats = startWalletStatsRefresher({
     clickhouse: runtime.clickhouse,
     tables: runtime.tables,
@@ -68,6 +71,7 @@ export async function startIndicatorsRole(runtime: Runtime, options: { clock?: (
     name: 'indicators',
     async stop() {
       await refresher.stop()
+      await tokenFlows.stop()
       await alerts.stop()
       await walletStats.stop()
       await trackedSet?.stop()

@@ -18,6 +18,8 @@ export interface Tables {
   swapMoves: string
   /** Stored one-hour candles (schema/candles-schema.ts). */
   candles1h: string
+  /** Per (token, hour, wallet), what the wallet bought and sold (schema/token-flows-schema.ts). */
+  tokenWalletHourFlows: string
   /** The change feed, and where its consumers have read it to (schema/changes-schema.ts). */
   changes: string
   changePositions: string
@@ -56,6 +58,7 @@ export function tablesFor(database: string): Tables {
     swapLegs: q('swap_legs_by_token'),
     swapMoves: q('swap_moves'),
     candles1h: q('candles_1h'),
+    tokenWalletHourFlows: q('token_wallet_hour_flows'),
     changes: q('changes'),
     changePositions: q('change_positions'),
     holdings: q('holdings'),

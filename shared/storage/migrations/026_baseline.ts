@@ -6,6 +6,7 @@ import { holdingsSchemaDdl } from '../schema/holdings-schema.js'
 import { smartMoneySchemaDdl } from '../schema/smart-money-schema.js'
 import { storeIdentitySchemaDdl } from '../schema/store-identity-schema.js'
 import { swapsSchemaDdl } from '../schema/swaps-schema.js'
+import { tokenFlowsSchemaDdl } from '../schema/token-flows-schema.js'
 import { tokensSchemaDdl } from '../schema/tokens-schema.js'
 import { ensureStoreId } from '../store-identity.js'
 import type { Tables } from '../tables.js'
@@ -21,6 +22,7 @@ function schemaDdl(t: Tables, onCluster: boolean): string[] {
     ...holdingsSchemaDdl(t),
     ...swapsSchemaDdl(t),
     ...candlesSchemaDdl(t),
+    ...tokenFlowsSchemaDdl(t),
     // Its views read the swaps, the prices, the tokens and the holdings.
     ...changesSchemaDdl(t),
     ...deadLettersSchemaDdl(t),
