@@ -6,6 +6,9 @@ import { queryRows } from '../shared/storage/query-rows.js'
 import type { Tables } from '../shared/storage/tables.js'
 import type { ReadOptions, VersionedResults } from './versioned-results.js'
 import { servedCondition, type ServedScope } from './served-wallets.js'
+import type { FeedReading } from './feed-watch.js'
+import { TokenFlowsRefreshGate } from './token-flows-refresh-gate.js'
+import { inEdge, splitWindow } from './token-flows-window.js'
 
 export interface FlowWindow {
   /** Inclusive, ms since the epoch. */
@@ -63,23 +66,26 @@ export interface TokenFlows {
 /**
  * Net flow of one token over a window: what the stored (tracked) wallets bought and sold
  * of it, in token units and USD, how many wallets did each, and the wallets with the
- * largest net USD in and out. The swaps come from the token's access path
- * (swap_legs_by_token) and are read by key from swaps_by_time, exact (FINAL) as every
- * swap read: a re-delivered swap counts once, a retracted one not at all. With
- * SERVED_WALLETS=tracked, of the served wallets only: the token path's legs carry their
- * swap's wallet, so only the served swaps are read; the rows read are
- * filtered again (their live versions: FINAL first).
+ * largest net USD in and out. The window's whole hours come from the stored token flows
+ * (token_wallet_hour_flows, brought up to the feed first: token-flows-refresh-gate.ts),
+ * its partial first and last hours from the swaps: those come from the token's access
+ * path (swap_legs_by_token) and are read by key from swaps_by_time. Both are exact (FINAL)
+ * as every swap read: a re-delivered swap counts once, a retracted one not at all, and
+ * the figures are those of reading every swap of the window. With SERVED_WALLETS=tracked,
+ * of the served wallets only: the legs and the stored flows carry their wallet, so only
+ * the served swaps are read; the rows read are filtered again (their live versions: FINAL first).
  */
 export class TokenFlowsRepository {
   constructor(
     private readonly clickhouse: ClickHouseClient,
     private readonly tables: Tables,
     private readonly kept: VersionedResults,
+    private readonly gate = new TokenFlowsRefreshGate(clickhouse, tables),
   ) {}
 
   async flows(token: TokenRef, addresses: readonly string[], window: FlowWindow, top: number, options: ReadOptions = {}, served: ServedScope | null = null): Promise<TokenFlows> {
     const key = JSON.stringify(['flows', addresses, window, top, served?.generation ?? null])
-    const row = await this.kept.read(key, () => this.query(addresses, window, top, served), options)
+    const row = await this.kept.read(key, (reading) => this.query(addresses, window, top, served, reading), options)
     const side = (raw: string, usd: number, swaps: string | number, wallets: string | number): FlowSide => ({
       amount_raw: raw,
       amount: toDecimalAmount(raw, token.decimals),
@@ -107,9 +113,12 @@ export class TokenFlowsRepository {
     }
   }
 
-  private async query(addresses: readonly string[], window: FlowWindow, top: number, served: ServedScope | null): Promise<FlowRow> {
+  private async query(addresses: readonly string[], window: FlowWindow, top: number, served: ServedScope | null, reading?: FeedReading): Promise<FlowRow> {
     const ofServed = servedCondition(this.tables, served)
-    const inRange = `timestamp >= fromUnixTimestamp64Milli({start:Int64}, 'UTC') AND timestamp <= fromUnixTimestamp64Milli({end:Int64}, 'UTC')`
+    const split = splitWindow(window, addresses.length === 1)
+    if (split.hours !== null) await this.gate.upTo(reading)
+    const [edge1, edge2] = split.edges
+    const inEdges = `(${inEdge('e1')} OR ${inEdge('e2')})`
     const wallet = `tuple(wallet_address, w_net_usd, toString(w_bought_raw), toString(w_sold_raw), w_bought_usd, w_sold_usd)`
     const [row] = await queryRows<FlowRow>(
       this.clickhouse,
@@ -122,22 +131,46 @@ export class TokenFlowsRepository {
               arraySlice(arraySort(w -> w.2, arrayFilter(w -> w.2 < 0, groupArray(${wallet}))), 1, {top:UInt32}) AS top_sellers
        FROM (
          SELECT wallet_address,
-                count() AS w_swaps,
-                countIf(value_usd IS NULL) AS w_without_usd,
-                sumIf(token_bought_amount, token_bought_address IN {tokens:Array(String)}) AS w_bought_raw,
-                sumIf(token_sold_amount, token_sold_address IN {tokens:Array(String)}) AS w_sold_raw,
-                sumIf(ifNull(value_usd, 0), token_bought_address IN {tokens:Array(String)}) AS w_bought_usd,
-                sumIf(ifNull(value_usd, 0), token_sold_address IN {tokens:Array(String)}) AS w_sold_usd,
-                countIf(token_bought_address IN {tokens:Array(String)}) AS w_buys,
-                countIf(token_sold_address IN {tokens:Array(String)}) AS w_sells,
+                sum(p_swaps) AS w_swaps, sum(p_without_usd) AS w_without_usd,
+                sum(p_bought_raw) AS w_bought_raw, sum(p_sold_raw) AS w_sold_raw,
+                sum(p_bought_usd) AS w_bought_usd, sum(p_sold_usd) AS w_sold_usd,
+                sum(p_buys) AS w_buys, sum(p_sells) AS w_sells,
                 w_bought_usd - w_sold_usd AS w_net_usd
-         FROM ${this.tables.swaps} FINAL
-         WHERE ${inRange} AND (timestamp, hash, chain_id) IN (
-           SELECT timestamp, hash, chain_id FROM ${this.tables.swapLegs} FINAL
-           WHERE token_address IN {tokens:Array(String)} AND ${inRange} AND ${ofServed.sql})
-           AND ${ofServed.sql}
+         FROM (
+           SELECT wallet_address,
+                  count() AS p_swaps,
+                  countIf(value_usd IS NULL) AS p_without_usd,
+                  sumIf(token_bought_amount, token_bought_address IN {tokens:Array(String)}) AS p_bought_raw,
+                  sumIf(token_sold_amount, token_sold_address IN {tokens:Array(String)}) AS p_sold_raw,
+                  sumIf(ifNull(value_usd, 0), token_bought_address IN {tokens:Array(String)}) AS p_bought_usd,
+                  sumIf(ifNull(value_usd, 0), token_sold_address IN {tokens:Array(String)}) AS p_sold_usd,
+                  countIf(token_bought_address IN {tokens:Array(String)}) AS p_buys,
+                  countIf(token_sold_address IN {tokens:Array(String)}) AS p_sells
+           FROM ${this.tables.swaps} FINAL
+           WHERE ${inEdges} AND (timestamp, hash, chain_id) IN (
+             SELECT timestamp, hash, chain_id FROM ${this.tables.swapLegs} FINAL
+             WHERE token_address IN {tokens:Array(String)} AND ${inEdges} AND ${ofServed.sql})
+             AND ${ofServed.sql}
+           GROUP BY wallet_address
+           UNION ALL
+           SELECT wallet_address, sum(swaps), sum(swaps_without_usd), sum(bought_raw), sum(sold_raw),
+                  sum(bought_usd), sum(sold_usd), sum(buys), sum(sells)
+           FROM ${this.tables.tokenWalletHourFlows} FINAL
+           WHERE token IN {tokens:Array(String)} AND hour >= {firstHour:UInt32} AND hour <= {lastHour:UInt32} AND ${ofServed.sql}
+           GROUP BY wallet_address)
          GROUP BY wallet_address)`,
-      { tokens: addresses, start: window.startMs, end: window.endMs, top, ...ofServed.params },
+      {
+        tokens: addresses,
+        e1Start: edge1.startMs,
+        e1End: edge1.endMs,
+        e2Start: edge2.startMs,
+        e2End: edge2.endMs,
+        // No whole hour: a range no hour is in.
+        firstHour: split.hours?.first ?? 1,
+        lastHour: split.hours?.last ?? 0,
+        top,
+        ...ofServed.params,
+      },
     )
     return row!
   }

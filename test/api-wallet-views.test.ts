@@ -136,7 +136,7 @@ describe('wallet views and token flows', () => {
     expect(empty.status).toBe(200)
     expect(empty.body.result).toMatchObject({ swaps: 0, bought: { amount_raw: '0', wallets: 0 }, top_buyers: [], top_sellers: [] })
     expect((await getJson(`${api.baseUrl}/tokens/${addressFor('views-unknown')}/flows?${WINDOW}`)).status).toBe(404)
-    for (const query of [`start_time=${T0}`, `${WINDOW}&top=0`, `${WINDOW}&top=101`, `start_time=${T0}&end_time=${T0 + 7 * 24 * HOUR + 1}`]) {
+    for (const query of [`start_time=${T0}`, `${WINDOW}&top=0`, `${WINDOW}&top=101`, `start_time=${T0}&end_time=${T0 + 30 * 24 * HOUR + 1}`]) {
       const { status, body } = await getJson(`${api.baseUrl}/tokens/${weth}/flows?${query}`)
       expect(status).toBe(400)
       expect(body.status).toBe('error')

@@ -11,11 +11,10 @@ const uint256 = z.string().regex(/^\d+$/)
 const isoTime = z.iso.datetime({ precision: 3 })
 
 /**
- * The longest window of flows: the token's swaps are read by key from the time-ordered
- * table, and over 90 days of a busy token (50,000 swaps in a 10M store) that touches most
- * of it (9 s, and embedded ClickHouse answers one query at a time).
+ * The longest window of flows: its whole hours are read from the stored token flows (one
+ * range of the token's rows), only its partial first and last hours from the swaps.
  */
-export const MAX_FLOW_WINDOW_MS = 7 * 86_400_000
+export const MAX_FLOW_WINDOW_MS = 30 * 86_400_000
 
 export const DEFAULT_TOP_WALLETS = 10
 export const MAX_TOP_WALLETS = 100
@@ -108,10 +107,10 @@ export const getTokenFlows = defineEndpoint({
     if (query.end_time - query.start_time > MAX_FLOW_WINDOW_MS) {
       ctx.addIssue({
         code: 'custom',
-        message: `the window (end_time - start_time) must be at most 7 days (${MAX_FLOW_WINDOW_MS} ms); ask for longer periods window by window`,
+        message: `the window (end_time - start_time) must be at most 30 days (${MAX_FLOW_WINDOW_MS} ms); ask for longer periods window by window`,
       })
     }
   }),
-  success: { description: 'The flows of the window (at most 7 days)', schema: resultEnvelope(tokenFlowsSchema) },
+  success: { description: 'The flows of the window (at most 30 days)', schema: resultEnvelope(tokenFlowsSchema) },
   errors: { 400: 'A malformed, missing or unknown parameter', 404: 'No token with this contract address' },
 })
