@@ -35,6 +35,7 @@ const EXPECTED_SHARDING_KEYS: Record<string, string> = {
   holdings_by_wallet: 'cityHash64(wallet_address, contract_address)',
   prices: 'cityHash64(contract_address)',
   candles_1h: 'cityHash64(token)',
+  token_wallet_hour_flows: 'cityHash64(token)',
   changes: 'cityHash64(hash)',
   change_positions: 'cityHash64(consumer)',
   dead_letters: 'cityHash64(id)',
