@@ -29,6 +29,10 @@ import { smartMoneyRouter } from './smart-money-routes.js'
 import { ServedWallets } from './served-wallets.js'
 import { TokenFlowsRepository } from './token-flows-repository.js'
 import { tokenFlowsRouter } from './token-flows-route.js'
+import { TokenFlowsRefreshGate } from './token-flows-refresh-gate.js'
+import { ScreenerRepository } from './screener/screener-repository.js'
+import { screenerRouter } from './screener/screener-route.js'
+import { screenerTrackedSet } from './screener/screener-tracked-set.js'
 import { SwapStreamHub } from './swap-stream/swap-stream-hub.js'
 import { swapStreamRouter } from './swap-stream/swap-stream-route.js'
 import { streamTrackedWallets } from './swap-stream/stream-tracked-wallets.js'
@@ -64,7 +68,8 @@ export function createApp(deps: ApiDeps): Express {
   const hourCounts = new SwapHourCounts(deps.clickhouse, deps.tables, feed)
   const keptSwaps = new VersionedResults(feed, ['swap'])
   const swaps = new SwapsRepository(deps.clickhouse, deps.tables, hourCounts, directory, keptSwaps)
-  const flows = new TokenFlowsRepository(deps.clickhouse, deps.tables, keptSwaps)
+  const flowsGate = new TokenFlowsRefreshGate(deps.clickhouse, deps.tables)
+  const flows = new TokenFlowsRepository(deps.clickhouse, deps.tables, keptSwaps, flowsGate)
   const refreshGate = new CandleRefreshGate(feed)
   const servedWallets = new ServedWallets(deps.clickhouse, deps.tables, deps.smartMoney.servedWallets)
   const swapStream = new SwapStreamHub({
@@ -103,6 +108,11 @@ export function createApp(deps: ApiDeps): Express {
         rules: deps.smartMoney.rules,
       }),
       tokenFlowsRouter({ flows, directory, tokens, served: servedWallets }),
+      screenerRouter({
+        screener: new ScreenerRepository(deps.clickhouse, deps.tables, new VersionedResults(feed, ['swap']), flowsGate),
+        directory,
+        tracked: screenerTrackedSet(new SmartMoneyRepository(deps.clickhouse, deps.tables), new TrackedWalletsFile(deps.smartMoney.trackedWalletsFile), deps.smartMoney.rules),
+      }),
       technicalAnalysisHistoryRouter({ clickhouse: deps.clickhouse, tables: deps.tables, directory, tokens, caching: deps.seriesCaching, refreshGate }),
       technicalAnalysisRouter({ directory, tokens, redis: deps.redis, redisPrefix: deps.redisPrefix, onDemand: deps.onDemand }),
       alertsRouter(new AlertFiringsStore(deps.clickhouse, deps.tables)),

@@ -8,6 +8,7 @@ import { getToken, listCandles, listTokens } from './endpoints/tokens.js'
 import { getTokenFlows, listWalletHoldings } from './endpoints/wallets.js'
 import { getSmartMoneyRules, getWalletProfile, listTrackedWallets } from './endpoints/smart-money.js'
 import { streamSwaps } from '../swap-stream/stream-endpoint.js'
+import { listSmartMoneyTokens } from '../screener/screener-endpoint.js'
 
 /** Every public operation, in the order of the document. (Operator tools under /admin are not public.) */
 export const PUBLIC_ENDPOINTS: readonly Endpoint[] = [
@@ -26,6 +27,7 @@ export const PUBLIC_ENDPOINTS: readonly Endpoint[] = [
   listTrackedWallets,
   getWalletProfile,
   getSmartMoneyRules,
+  listSmartMoneyTokens,
   getTechnicalAnalysis,
   listTechnicalAnalysisHistory,
   listAlerts,
