@@ -33,10 +33,16 @@ const changedBuckets = (t: Tables) =>
    FROM ${t.changes} ARRAY JOIN tokens AS token
    WHERE ${IN_CHANGE_RANGE} AND kind = 'swap' AND token != ''`
 
-/** Every bucket that has or had a swap leg, or has stored flows. */
+/** Every bucket of the chunk that has or had a swap leg, or has stored flows. */
 const everyBucket = (t: Tables) =>
   `SELECT DISTINCT token_address AS token, ${HOUR_OF_TIMESTAMP} AS hour FROM ${t.swapLegs}
-   UNION DISTINCT SELECT DISTINCT token, hour FROM ${t.tokenWalletHourFlows}`
+   WHERE timestamp >= fromUnixTimestamp64Milli({fromMs:Int64}, 'UTC') AND timestamp < fromUnixTimestamp64Milli({beforeMs:Int64}, 'UTC')
+   UNION DISTINCT SELECT DISTINCT token, hour FROM ${t.tokenWalletHourFlows} WHERE ${IN_CHUNK}`
+
+/** The chunks of a rebuild: those with a swap leg or stored flows. */
+const everyChunk = (t: Tables) =>
+  `SELECT DISTINCT intDiv(${HOUR_OF_TIMESTAMP}, ${CHUNK_HOURS}) AS chunk FROM ${t.swapLegs}
+   UNION DISTINCT SELECT DISTINCT intDiv(hour, ${CHUNK_HOURS}) AS chunk FROM ${t.tokenWalletHourFlows}`
 
 /**
  * Re-aggregates the stored token flows of every (token, hour) bucket the change feed names
@@ -54,7 +60,8 @@ export async function refreshTokenFlows(clickhouse: ClickHouseClient, tables: Ta
   const range = await changesSince(clickhouse, tables, recorded ?? 0)
   const buckets = rebuilt ? everyBucket(tables) : changedBuckets(tables)
   const rangeParams = changeRangeParams(range)
-  for (const chunk of await chunksOf(clickhouse, buckets, rangeParams)) {
+  const chunks = rebuilt ? everyChunk(tables) : `SELECT DISTINCT intDiv(hour, ${CHUNK_HOURS}) AS chunk FROM (${buckets})`
+  for (const chunk of await chunksOf(clickhouse, chunks, rangeParams)) {
     await reaggregate(clickhouse, tables, `SELECT token, hour FROM (${buckets}) WHERE ${IN_CHUNK}`, {
       ...rangeParams,
       ...chunkParams(chunk),
@@ -72,12 +79,8 @@ async function hasRecorded(clickhouse: ClickHouseClient, tables: Tables): Promis
   return Number(row?.n ?? 0) > 0
 }
 
-async function chunksOf(clickhouse: ClickHouseClient, buckets: string, params: ReturnType<typeof changeRangeParams>): Promise<number[]> {
-  const rows = await queryRows<{ chunk: number }>(
-    clickhouse,
-    `SELECT DISTINCT intDiv(hour, ${CHUNK_HOURS}) AS chunk FROM (${buckets}) ORDER BY chunk`,
-    params,
-  )
+async function chunksOf(clickhouse: ClickHouseClient, chunks: string, params: ReturnType<typeof changeRangeParams>): Promise<number[]> {
+  const rows = await queryRows<{ chunk: number | string }>(clickhouse, `SELECT chunk FROM (${chunks}) ORDER BY chunk`, params)
   return rows.map((r) => Number(r.chunk))
 }
 
