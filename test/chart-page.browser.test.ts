@@ -14,6 +14,7 @@ import {
   waitUntilReady,
   type ChartPageSession,
 } from './support/chart-page-browser.js'
+import { IngestProducer } from '../shared/records/ingest-producer.js'
 import { getJson } from './support/http.js'
 import { SAMPLE_WETH, startSampleService, type SampleService } from './support/sample-service.js'
 
@@ -21,6 +22,7 @@ const WBTC = '0x2260fac5e5542a773aa44fbcfedf7c193bc2c599'
 /** In the token list, never traded in the sample: no candles, holders or swaps. */
 const ANCIENT8 = '0x3e5a19c91266ad8ce2477b91585d1856b84062df'
 const UNKNOWN = '0x00000000000000000000000000000000000000aa'
+const USDC = '0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48'
 
 interface TextResponse {
   status: number
@@ -207,6 +209,36 @@ describe.skipIf(!chromiumInstalled())(browserTitle, () => {
     } finally {
       await broken.close()
     }
+  })
+
+  it('shows a swap stored after the page opened, and its candle, without a reload', async () => {
+    const { page } = session
+    await page.goto(`${service.baseUrl}/#${SAMPLE_WETH}`)
+    const before = await waitUntilReady(page, SAMPLE_WETH)
+    const [latest] = (await getJson(`${service.baseUrl}/swap-transactions?start_time=0&end_time=${Date.now()}&limit=1`)).body.result
+    const hash = `0x${'1ee7'.repeat(16)}`
+    const producer = new IngestProducer(service.runtime.config)
+    try {
+      await producer.send('swap', {
+        hash,
+        block_number: 30_000_000,
+        timestamp: Date.now(),
+        wallet_address: latest.wallet_address,
+        token_sold: { contract_address: USDC, amount_raw: '3000000000' },
+        token_bought: { contract_address: SAMPLE_WETH, amount_raw: '1000000000000000000' },
+        value_usd: 3000,
+        dex: 'uniswap_v3',
+      })
+    } finally {
+      await producer.close()
+    }
+    await expect.poll(async () => (await pageStatus(page)).liveUpdates, { timeout: 20_000 }).toBeGreaterThan(before.liveUpdates)
+    await expect.poll(() => page.locator('#swaps tbody tr td.time').first().getAttribute('title'), { timeout: 10_000 }).toBe(hash)
+    const after = await pageStatus(page)
+    expect(after.latestCandle!.time).toBe(before.latestCandle!.time)
+    expect(after.latestCandle!.volume).toBeCloseTo(before.latestCandle!.volume + 3000, 6)
+    expect(after.latestCandle!.close).toBeCloseTo(3000, 6)
+    expect(page.url()).toBe(`${service.baseUrl}/#${SAMPLE_WETH}`)
   })
 
   it('says so when a search matches nothing', async () => {

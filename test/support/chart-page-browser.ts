@@ -28,9 +28,13 @@ export interface ChartPageStatus {
   symbol: string | null
   /** Zero until a token's candles are drawn; empty when the chart library could not be loaded. */
   chart: ChartCounts
+  /** The newest candle drawn (the one in progress), null before a token's candles are. */
+  latestCandle: { time: number; close: number; volume: number } | null
   holders: number
   swaps: number
   errors: string[]
+  /** Times the stream's swaps had the panels read again. */
+  liveUpdates: number
 }
 
 export interface ChartPageSession {

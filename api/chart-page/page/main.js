@@ -12,6 +12,8 @@ const SWAPS = 25
 /** Six 4-hour candles: the 24-hour change. */
 const DAY_IN_CANDLES = 6
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/
+/** After a stored swap of the shown token, its panels are read again once the stream has been quiet this long. */
+const LIVE_QUIET_MS = 400
 
 /** @param {string} id */
 const byId = (id) => /** @type {HTMLElement} */ (document.getElementById(id))
@@ -19,10 +21,13 @@ const byId = (id) => /** @type {HTMLElement} */ (document.getElementById(id))
 /**
  * What the page shows, for a reader of `window.chartPage` (the browser test among them).
  * @type {{state: 'loading' | 'ready', address: string | null, symbol: string | null,
- *         chart: Record<string, number>, holders: number, swaps: number, errors: string[]}}
- * `chart` holds the chart's counts (price-chart.js) once a token is shown.
+ *         chart: Record<string, number>, latestCandle: {time: number, close: number, volume: number} | null,
+ *         holders: number, swaps: number, errors: string[], liveUpdates: number}}
+ * `chart` holds the chart's counts (price-chart.js) once a token is shown, `latestCandle` its
+ * newest candle (the one in progress); `liveUpdates` counts the times the stream's swaps
+ * redrew the panels.
  */
-const status = { state: 'loading', address: null, symbol: null, chart: {}, holders: 0, swaps: 0, errors: [] }
+const status = { state: 'loading', address: null, symbol: null, chart: {}, latestCandle: null, holders: 0, swaps: 0, errors: [], liveUpdates: 0 }
 Object.assign(window, { chartPage: status })
 
 /**
@@ -36,6 +41,8 @@ let chartProblem = null
 /** @type {import('./token-picker.js').Token[]} */
 let directory = []
 let generation = 0
+/** The stream of the shown token's stored swaps (GET /stream/swaps), closed when another token is shown. @type {EventSource | null} */
+let live = null
 
 /**
  * Adds a message to a panel's error box (a panel fed by several calls may show several);
@@ -59,6 +66,15 @@ function showError(id, message) {
 
 /** @param {unknown} err */
 const messageOf = (err) => (err instanceof Error ? err.message : String(err))
+
+/**
+ * A panel's load, its failure shown in the panel's error box unless another token was picked since.
+ * @param {() => boolean} current
+ */
+const guard = (current) => /** @param {string} panel @param {Promise<void>} work */ (panel, work) =>
+  work.catch((err) => {
+    if (current()) showError(panel, messageOf(err))
+  })
 
 /** @param {string} id @param {string} text @param {string} [tone] */
 function setStat(id, text, tone) {
@@ -105,6 +121,7 @@ async function loadChart(address, current) {
   }
   chart?.setData(candles, history)
   const last = candles[candles.length - 1]
+  status.latestCandle = { time: last.time, close: last.close, volume: last.volume }
   const dayAgo = candles[Math.max(0, candles.length - 1 - DAY_IN_CANDLES)]
   setStat('stat-close', formatPrice(last.close))
   const change = dayAgo.close > 0 ? last.close / dayAgo.close - 1 : null
@@ -149,16 +166,12 @@ async function loadSwaps(address, tokenId, current) {
 async function show(address) {
   const mine = ++generation
   const current = () => mine === generation
-  Object.assign(status, { state: 'loading', address, symbol: null, chart: chart?.counts() ?? {}, holders: 0, swaps: 0 })
+  Object.assign(status, { state: 'loading', address, symbol: null, chart: chart?.counts() ?? {}, latestCandle: null, holders: 0, swaps: 0 })
   document.body.dataset.state = 'loading'
   resetPanels()
   showToken(directory.find((t) => t.contract_address === address) ?? null, address)
 
-  /** @param {string} panel @param {Promise<void>} work */
-  const guarded = (panel, work) =>
-    work.catch((err) => {
-      if (current()) showError(panel, messageOf(err))
-    })
+  const guarded = guard(current)
   const token = getResult(`/tokens/${address}`).then(
     (t) => {
       if (current()) showToken(t, address)
@@ -180,6 +193,41 @@ async function show(address) {
   status.chart = chart?.counts() ?? {}
   status.state = 'ready'
   document.body.dataset.state = 'ready'
+  followLive(address, (await token)?.id ?? address, current)
+}
+
+/**
+ * Keeps the shown token's swaps, candles and indicators current: each stored swap of it (or
+ * retraction) on the stream has them read again, once the stream is quiet for LIVE_QUIET_MS.
+ * EventSource reconnects by itself and resumes after the last event it saw.
+ * @param {string} address @param {string} tokenId @param {() => boolean} current
+ */
+function followLive(address, tokenId, current) {
+  live?.close()
+  live = null
+  if (typeof EventSource === 'undefined') return
+  const source = new EventSource(`/stream/swaps?token_id=${encodeURIComponent(tokenId)}`)
+  live = source
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  let quiet
+  const redraw = async () => {
+    if (!current()) return source.close()
+    const guarded = guard(current)
+    await Promise.all([
+      guarded('chart-error', loadChart(address, current)),
+      guarded('chart-error', loadTechnicalAnalysis(address, current)),
+      guarded('swaps-error', loadSwaps(address, tokenId, current)),
+    ])
+    if (!current()) return
+    status.chart = chart?.counts() ?? {}
+    status.liveUpdates++
+  }
+  const changed = () => {
+    clearTimeout(quiet)
+    quiet = setTimeout(() => void redraw(), LIVE_QUIET_MS)
+  }
+  source.addEventListener('swap', changed)
+  source.addEventListener('retraction', changed)
 }
 
 /** The token named in the URL, or the one the tracked wallets hold most of, or the first token. */
