@@ -92,9 +92,9 @@ describe('schema migrations', () => {
   })
 
   it('a new store gets the baseline, then records every later migration, which changes nothing there', async () => {
-    expect(migrations.map((m) => m.version)).toEqual([BASELINE_VERSION, 27])
+    expect(migrations.map((m) => m.version)).toEqual([BASELINE_VERSION, 27, 28])
     expect(BASELINE_VERSION).toBe(26)
-    expect([...(await appliedVersions(rt.clickhouse, rt.tables))].sort()).toEqual([26, 27])
+    expect([...(await appliedVersions(rt.clickhouse, rt.tables))].sort()).toEqual([26, 27, 28])
     const [row] = await migrationRows(rt, rt.tables)
     expect(row).toMatchObject({ version: 26, name: 'baseline' })
     expect(await readStoreId(rt.clickhouse, rt.tables)).toMatch(/^[0-9a-f-]{36}$/)
@@ -162,11 +162,11 @@ describe('schema migrations', () => {
     const before = await counts()
     expect(before).toEqual([{ tokens: '1', swaps: '1', legs: '2', holdings: '1', by_wallet: '1' }])
 
-    expect(await migrate(rt.clickhouse, tables)).toEqual([27])
+    expect(await migrate(rt.clickhouse, tables)).toEqual([27, 28])
     expect(await migrate(rt.clickhouse, tables)).toEqual([])
 
     expect(await counts()).toEqual(before)
-    expect(await migrationRows(rt, tables)).toHaveLength(27)
+    expect(await migrationRows(rt, tables)).toHaveLength(28)
     expect(await readStoreId(rt.clickhouse, tables)).toBe('store-made-by-the-earlier-code')
     expect(await schemaOf(rt, tables.database)).toEqual(SCHEMA)
     // Its candles are re-aggregated once: a token-wide change for every token with swaps (its two legs' tokens).
@@ -200,7 +200,7 @@ describe('schema migrations', () => {
 
   it('takes a store newer than this code as it is: versions it does not know are left alone', async () => {
     const tables = scratchTables('newer')
-    expect(await migrate(rt.clickhouse, tables)).toEqual([26, 27])
+    expect(await migrate(rt.clickhouse, tables)).toEqual([26, 27, 28])
     await rt.clickhouse.insert({ table: tables.migrations, values: [{ version: 40, name: 'from_a_later_release', applied_at: Date.now() }], format: 'JSONEachRow' })
     const before = await tableStates(rt, tables.database)
     expect(await migrate(rt.clickhouse, tables)).toEqual([])
@@ -214,7 +214,7 @@ describe('schema migrations', () => {
       createTestRuntime({ CLICKHOUSE_DATABASE: tables.database }),
     ])
     try {
-      expect([...(await appliedVersions(a.clickhouse, tables))].sort()).toEqual([26, 27])
+      expect([...(await appliedVersions(a.clickhouse, tables))].sort()).toEqual([26, 27, 28])
       expect(await schemaOf(rt, tables.database)).toEqual(SCHEMA)
       expect(await readStoreId(a.clickhouse, tables)).toBe(await readStoreId(b.clickhouse, tables))
     } finally {
