@@ -34,7 +34,7 @@ describe('strict parameters', () => {
     [`/tokens/${addressFor('weth')}?fields=name`, 'Unknown query parameter "fields": this endpoint takes no query parameters'],
     [
       `/tokens/${addressFor('weth')}/candles?resolution=1h`,
-      'Unknown query parameter "resolution": this endpoint accepts interval, start_time, end_time, limit, offset, format',
+      'Unknown query parameter "resolution": this endpoint accepts interval, start_time, end_time, in_progress, limit, offset, format',
     ],
     [
       '/swap-transactions?start_time=0&end_time=1&wallet=0x1',

@@ -50,6 +50,12 @@ export function getJson<T = any>(url: string, init: RequestOptions = {}): Promis
     const headers: Record<string, string> = { accept: 'application/json', ...init.headers }
     if (init.body !== undefined) headers['content-length'] = String(Buffer.byteLength(init.body))
     const req = httpRequest(url, { method: init.method ?? 'GET', headers }, (res) => {
+      // An event stream (GET /stream/…) never ends: its status and type are the answer.
+      if (res.headers['content-type']?.startsWith('text/event-stream')) {
+        resolve({ status: res.statusCode ?? 0, body: undefined as T, contentType: res.headers['content-type'] })
+        res.destroy()
+        return
+      }
       const chunks: Buffer[] = []
       res.on('data', (chunk: Buffer) => chunks.push(chunk))
       res.on('error', reject)
