@@ -71,10 +71,31 @@ describe('alert rules', () => {
     expect((await send('GET', '/admin/alerts')).body.pagination.total).toBe(1)
   })
 
+  it('signs with a secret the operator gives, and shows a secret only in the response that set it', async () => {
+    const given = `whsec_${Buffer.alloc(32, 7).toString('base64')}`
+    const created = await send('POST', '/admin/alerts', { name: 'given', kind: 'wallet_trade', webhooks: [{ url: 'https://example.com/a', secret: given }] })
+    expect(created.status).toBe(201)
+    const rule = created.body.result
+    expect(rule.webhooks).toEqual([{ id: expect.stringMatching(/^wh_/), url: 'https://example.com/a', secret: given }])
+
+    // Unchanged by URL: no secret shown. Given anew (a rotation): the same webhook id, its new secret shown once.
+    const kept = await send('PATCH', `/admin/alerts/${rule.id}`, { name: 'given, renamed' })
+    expect(kept.body.result.webhooks).toEqual([{ id: rule.webhooks[0].id, url: 'https://example.com/a' }])
+    const rotated = `whsec_${Buffer.alloc(24, 9).toString('base64')}`
+    const put = await send('PUT', `/admin/alerts/${rule.id}`, { name: 'given', kind: 'wallet_trade', webhooks: [{ url: 'https://example.com/a', secret: rotated }] })
+    expect(put.body.result.webhooks).toEqual([{ id: rule.webhooks[0].id, url: 'https://example.com/a', secret: rotated }])
+    expect((await send('GET', `/admin/alerts/${rule.id}`)).body.result.webhooks).toEqual([{ id: rule.webhooks[0].id, url: 'https://example.com/a' }])
+    await send('DELETE', `/admin/alerts/${rule.id}`)
+  })
+
   it('answers a bad rule or webhook URL with a JSON 400 naming the field', async () => {
     const cases: Array<[unknown, RegExp]> = [
       [{ name: 'x', kind: 'wallet_trade', webhooks: [{ url: 'not a url' }] }, /webhooks\.0\.url/],
       [{ name: 'x', kind: 'wallet_trade', webhooks: [{ url: 'ftp://example.com/x' }] }, /webhooks\.0\.url/],
+      [{ name: 'x', kind: 'wallet_trade', webhooks: [{ url: 'http://', secret: 'whsec_AAAA' }] }, /webhooks\.0\.url/],
+      [{ name: 'x', kind: 'wallet_trade', webhooks: [{ url: 'https://example.com/x', secret: 'hunter2' }] }, /webhooks\.0\.secret/],
+      [{ name: 'x', kind: 'wallet_trade', webhooks: [{ url: 'https://example.com/x', secret: 'whsec_AAAA' }] }, /webhooks\.0\.secret: must hold 24 to 64 bytes/],
+      [{ name: 'x', kind: 'wallet_trade', webhooks: [{ url: 'https://example.com/x', secret: 'whsec_not base64!' }] }, /webhooks\.0\.secret/],
       [{ name: 'x', kind: 'wallet_trade', wallets: ['0x12'] }, /wallets\.0/],
       [{ name: 'x', kind: 'wallet_trade', min_value_usd: -1 }, /min_value_usd/],
       [{ name: 'x', kind: 'sideways' }, /kind/],

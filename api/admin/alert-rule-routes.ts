@@ -10,10 +10,10 @@ import { parsePage } from '../pagination.js'
  * POST   /admin/alerts        creates a rule; the response holds each webhook's secret (shown once)
  * GET    /admin/alerts        a page of rules, oldest first
  * GET    /admin/alerts/:id    one rule
- * PUT    /admin/alerts/:id    replaces a rule (a webhook kept by URL keeps its id and secret)
+ * PUT    /admin/alerts/:id    replaces a rule (a webhook kept by URL keeps its id, and its secret unless one is given)
  * PATCH  /admin/alerts/:id    changes the fields given (null removes `wallets` or `token`)
  * DELETE /admin/alerts/:id    deletes a rule (its firings stay)
- * A new webhook's secret is in the response that added it, and never again.
+ * A webhook's secret (generated, or given as `secret`) is in the response that set it, and never again.
  */
 export function alertRuleRoutes(rules: AlertRulesStore): Router {
   const router = Router()
@@ -38,7 +38,7 @@ export function alertRuleRoutes(rules: AlertRulesStore): Router {
   router.put('/alerts/:id', json, async (req, res) => {
     const before = await existing(rules, req)
     const rule = await rules.replace(before, parseRule(req.body))
-    sendResult(res, ruleJson(rule, newWebhooks(before, rule)))
+    sendResult(res, ruleJson(rule, newSecrets(before, rule)))
   })
 
   router.patch('/alerts/:id', json, async (req, res) => {
@@ -51,7 +51,7 @@ export function alertRuleRoutes(rules: AlertRulesStore): Router {
       throw badRequest(`Invalid alert rule: kind: a PATCH keeps the kind ("${before.kind}"); use PUT to change it`)
     }
     const rule = await rules.replace(before, parseRule(merged))
-    sendResult(res, ruleJson(rule, newWebhooks(before, rule)))
+    sendResult(res, ruleJson(rule, newSecrets(before, rule)))
   })
 
   router.delete('/alerts/:id', async (req, res) => {
@@ -76,9 +76,10 @@ async function existing(rules: AlertRulesStore, req: Request): Promise<AlertRule
   return rule
 }
 
-function newWebhooks(before: AlertRule, after: AlertRule): Set<string> {
-  const known = new Set(before.webhooks.map((w) => w.id))
-  return new Set(after.webhooks.filter((w) => !known.has(w.id)).map((w) => w.id))
+/** The webhooks a change added or gave another secret: their secrets are in its response. */
+function newSecrets(before: AlertRule, after: AlertRule): Set<string> {
+  const known = new Map(before.webhooks.map((w) => [w.id, w.secret]))
+  return new Set(after.webhooks.filter((w) => known.get(w.id) !== w.secret).map((w) => w.id))
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -44,7 +44,17 @@ export const webhookUrl = z
     }
   }, 'must be an absolute http or https URL')
 
-const webhookInput = z.object({ url: webhookUrl }).strict()
+/** A Standard Webhooks secret an operator brings: `whsec_` and 24 to 64 bytes in base64. */
+const webhookSecret = z
+  .string()
+  .regex(/^whsec_(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/, 'must be "whsec_" and base64')
+  .refine((s) => {
+    const bytes = Buffer.from(s.slice('whsec_'.length), 'base64').length
+    return bytes >= 24 && bytes <= 64
+  }, 'must hold 24 to 64 bytes')
+
+/** A webhook: its URL, and a secret when the operator brings one (else one is generated). */
+const webhookInput = z.object({ url: webhookUrl, secret: webhookSecret.optional() }).strict()
 
 const common = {
   name: z.string().trim().min(1, 'must not be empty').max(200),

@@ -24,7 +24,8 @@ export function newWebhookSecret(): string {
 /**
  * The alert rules in ClickHouse (alert_rules, ReplacingMergeTree by id): every write is a
  * new version of the rule's row, a delete a tombstone. An update keeps the id and secret
- * of each webhook whose URL the rule already had, so receivers keep verifying.
+ * of each webhook whose URL the rule already had (a secret given replaces it), so
+ * receivers keep verifying.
  */
 export class AlertRulesStore {
   constructor(
@@ -68,7 +69,10 @@ export class AlertRulesStore {
 
   private build(id: string, input: AlertRuleInput, kept: AlertWebhook[], createdAt: number, updatedAt: number): AlertRule {
     const byUrl = new Map(kept.map((w) => [w.url, w]))
-    const webhooks = input.webhooks.map((w) => byUrl.get(w.url) ?? { id: `wh_${randomUUID().replaceAll('-', '')}`, url: w.url, secret: newWebhookSecret() })
+    const webhooks = input.webhooks.map((w) => {
+      const known = byUrl.get(w.url)
+      return { id: known?.id ?? `wh_${randomUUID().replaceAll('-', '')}`, url: w.url, secret: w.secret ?? known?.secret ?? newWebhookSecret() }
+    })
     return {
       id,
       name: input.name,
