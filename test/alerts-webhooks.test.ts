@@ -34,7 +34,7 @@ interface Received {
   status: number
 }
 
-/** A webhook receiver: per path, the secret it verifies with and whether it is up (200) or down (503). */
+/** A webhook receiver: per path, the secret it verifies with and whether it is up (200) or down (500). */
 class Receiver {
   readonly secrets = new Map<string, string>()
   readonly down = new Set<string>()
@@ -42,7 +42,7 @@ class Receiver {
   private server!: Server
   url = ''
 
-  async start(): Promise<void> {
+  async start(port = 0): Promise<void> {
     this.server = createServer((req, res) => {
       const chunks: Buffer[] = []
       req.on('data', (c: Buffer) => chunks.push(c))
@@ -56,12 +56,12 @@ class Receiver {
         } catch {
           verified = false
         }
-        const status = !verified ? 400 : this.down.has(path) ? 503 : 200
+        const status = !verified ? 400 : this.down.has(path) ? 500 : 200
         this.received.push({ path, id: String(req.headers['webhook-id']), body: JSON.parse(text), verified, status })
         res.writeHead(status).end()
       })
     })
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve))
+    await new Promise<void>((resolve) => this.server.listen(port, '127.0.0.1', resolve))
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`
   }
 
@@ -96,11 +96,12 @@ describe('alerts', () => {
   const send = (method: string, path: string, body?: unknown) =>
     getJson(`${api.baseUrl}${path}`, { method, headers: auth, ...(body === undefined ? {} : { body: JSON.stringify(body) }) })
 
-  /** Creates a rule whose webhook posts to `path` on the receiver; returns the rule as created. */
-  async function rule(body: Record<string, unknown>, path: string): Promise<any> {
-    const res = await send('POST', '/admin/alerts', { ...body, webhooks: [{ url: `${receiver.url}${path}` }] })
+  /** Creates a rule whose webhook posts to `path` on the receiver (with the secret given, or one generated); returns the rule as created. */
+  async function rule(body: Record<string, unknown>, path: string, to: { receiver: Receiver; url: string; secret?: string } = { receiver, url: receiver.url }): Promise<any> {
+    const webhook = { url: `${to.url}${path}`, ...(to.secret ? { secret: to.secret } : {}) }
+    const res = await send('POST', '/admin/alerts', { ...body, webhooks: [webhook] })
     expect(res.status, JSON.stringify(res.body)).toBe(201)
-    receiver.secrets.set(path, res.body.result.webhooks[0].secret)
+    to.receiver.secrets.set(path, res.body.result.webhooks[0].secret)
     return res.body.result
   }
 
@@ -142,7 +143,9 @@ describe('alerts', () => {
     const token = addressFor('alerts-trade-token')
     const r = await rule({ name: 'big trades', kind: 'wallet_trade', token, min_value_usd: 1000 }, '/trade')
     // A rule listing its wallets, without a token (the benchmark's shape).
-    const listed = await rule({ name: 'outsider', kind: 'wallet_trade', wallets: [OUTSIDER], min_value_usd: 0 }, '/listed')
+    const given = `whsec_${Buffer.alloc(32, 5).toString('base64')}`
+    const listed = await rule({ name: 'outsider', kind: 'wallet_trade', wallets: [OUTSIDER], min_value_usd: 0 }, '/listed', { receiver, url: receiver.url, secret: given })
+    expect(listed.webhooks[0].secret).toBe(given)
     await insertSwaps(rt, [
       trade('t-fire', TRACKED[0]!, 'buy', token, 5000, HOUR + 1000),
       trade('t-below', TRACKED[1]!, 'buy', token, 999.99, HOUR + 2000),
@@ -261,9 +264,34 @@ describe('alerts', () => {
     expect(receiver.delivered('/flaky').map((x) => x.body.data.evidence.swaps[0].hash)).toEqual([1, 2, 3].map((i) => hashFor(`f-${i}`)))
     expect(new Set(got.map((x) => x.id)).size).toBe(3)
     // While the first was refused, the later ones waited behind it.
-    const refused = receiver.received.filter((x) => x.path === '/flaky' && x.status === 503)
+    const refused = receiver.received.filter((x) => x.path === '/flaky' && x.status === 500)
     expect(new Set(refused.map((x) => x.id))).toEqual(new Set([got[0]!.id]))
     expect(refused.every((x) => x.verified)).toBe(true)
+  })
+
+  it('a receiver not listening, then listening, gets each firing once, in order', async () => {
+    const token = addressFor('alerts-offline-token')
+    // A port with nothing on it: the first attempts are refused connections.
+    const late = new Receiver()
+    await late.start()
+    const url = late.url
+    await late.close()
+    const r = await rule({ name: 'offline', kind: 'wallet_trade', token }, '/offline', { receiver: late, url })
+    for (const i of [1, 2, 3]) await insertSwaps(rt, [trade(`o-${i}`, TRACKED[3]!, 'buy', token, i, HOUR + i * 1000)])
+    await waitFor('a retried first delivery', async () => {
+      const res = await send('GET', '/admin/alerts/deliveries?status=delayed&limit=500')
+      return res.body.result.some((d: any) => d.rule_id === r.id && d.attempts_made >= 2) ? true : undefined
+    })
+    await late.start(Number(new URL(url).port))
+    try {
+      const got = await waitFor('three deliveries', () => (late.delivered('/offline').length >= 3 ? late.delivered('/offline') : undefined))
+      await sleep(400)
+      expect(late.received.every((x) => x.verified && x.status === 200)).toBe(true)
+      expect(late.received.map((x) => x.body.data.evidence.swaps[0].hash)).toEqual([1, 2, 3].map((i) => hashFor(`o-${i}`)))
+      expect(new Set(got.map((x) => x.id)).size).toBe(3)
+    } finally {
+      await late.close()
+    }
   })
 
   it('a delivery whose attempts are spent is listed as failed, and a re-drive sends it with the same id', async () => {
@@ -275,7 +303,7 @@ describe('alerts', () => {
       const res = await send('GET', '/admin/alerts/deliveries?status=failed')
       return res.body.result.find((d: any) => d.rule_id === r.id)
     })
-    expect(failed).toMatchObject({ state: 'failed', event: 'alert.fired', attempts_made: 6, failed_reason: 'the receiver answered 503' })
+    expect(failed).toMatchObject({ state: 'failed', event: 'alert.fired', attempts_made: 6, failed_reason: 'the receiver answered 500' })
     expect(receiver.received.filter((x) => x.path === '/dead').map((x) => x.id)).toEqual(Array(6).fill(failed.id))
     receiver.down.delete('/dead')
     const redriven = await send('POST', `/admin/alerts/deliveries/${failed.id}/redrive`)
