@@ -10,7 +10,7 @@ export const QueueNames = {
   indicators: 'indicators',
   /** Re-drives of dead letters, run by the ingest role (so they can be asked for while the embedded store is held). */
   deadLetterRedrive: 'dead-letter-redrive',
-  /** One job per (alert firing or retraction, webhook): shared/alerts/deliveries.ts. */
+  /** One job per (alert firing or retraction, webhook): shared/alerts/alert-deliveries.ts. */
   alertDeliveries: 'alert-deliveries',
 } as const
 export type QueueName = (typeof QueueNames)[keyof typeof QueueNames]

@@ -4,7 +4,7 @@ const DT = "DateTime64(3, 'UTC')"
 
 /**
  * The alerts: the rules an operator keeps (one row per rule, the latest update kept, a
- * delete a tombstone) and their firings, each keyed by what fired (shared/alerts/firing-ids.ts),
+ * delete a tombstone) and their firings, each keyed by what fired (shared/alerts/alert-firing.ts),
  * so evaluating the same changes again stores the same rows. A firing keeps its evidence
  * (the swaps' keys, to find it when one is retracted, and the swaps as JSON); a retraction is
  * a newer version of the firing with status 'retracted'.
