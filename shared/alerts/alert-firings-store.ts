@@ -1,5 +1,6 @@
 import { dateTime64Param } from '../platform/datetime-param.js'
 import type { ClickHouseClient } from '../storage/clickhouse.js'
+import { listSet } from '../storage/list-param.js'
 import { queryRows } from '../storage/query-rows.js'
 import type { Tables } from '../storage/tables.js'
 import type { AlertFiring } from './alert-firing.js'
@@ -73,7 +74,7 @@ export class AlertFiringsStore {
     if (ids.length === 0) return new Set()
     const rows = await queryRows<{ id: string }>(
       this.clickhouse,
-      `SELECT id FROM ${this.tables.alertFirings} FINAL WHERE id IN {ids:Array(String)}`,
+      `SELECT id FROM ${this.tables.alertFirings} FINAL WHERE id IN ${listSet('ids')}`,
       { ids: [...new Set(ids)] },
     )
     return new Set(rows.map((r) => r.id))
@@ -85,7 +86,9 @@ export class AlertFiringsStore {
     const rows = await queryRows<FiringRow>(
       this.clickhouse,
       `SELECT ${READ_LIST} FROM ${this.tables.alertFirings} FINAL
-       WHERE status = 'fired' AND hasAny(swap_keys, {keys:Array(String)}) ORDER BY sequence`,
+       WHERE status = 'fired'
+         AND id IN (SELECT id FROM ${this.tables.alertFirings} ARRAY JOIN swap_keys AS key WHERE key IN ${listSet('keys')})
+       ORDER BY sequence`,
       { keys: [...new Set(keys)] },
     )
     return rows.map(fromRow)

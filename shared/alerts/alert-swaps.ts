@@ -1,6 +1,7 @@
 import { changeRangeParams, IN_CHANGE_RANGE, type ChangeRange } from '../changes/change-feed.js'
 import { dateTime64Param } from '../platform/datetime-param.js'
 import type { ClickHouseClient } from '../storage/clickhouse.js'
+import { listSet } from '../storage/list-param.js'
 import { queryRows } from '../storage/query-rows.js'
 import { SWAP_READ_LIST } from '../storage/schema/swaps-schema.js'
 import type { Tables } from '../storage/tables.js'
@@ -59,7 +60,7 @@ export async function liveSwapsOf(clickhouse: ClickHouseClient, t: Tables, hashe
   const rows = await queryRows<AlertSwap>(
     clickhouse,
     `SELECT ${SWAP_READ_LIST} FROM ${t.swaps} FINAL
-     WHERE (timestamp, hash, chain_id) IN (SELECT timestamp, hash, chain_id FROM ${t.swapLocations} WHERE hash IN {hashes:Array(String)})`,
+     WHERE (timestamp, hash, chain_id) IN (SELECT timestamp, hash, chain_id FROM ${t.swapLocations} WHERE hash IN ${listSet('hashes')})`,
     { hashes: [...new Set(hashes)] },
   )
   return rows.map(typed)
