@@ -223,6 +223,10 @@ describe('alerts', () => {
     const token = addressFor('alerts-buyers-token')
     const byToken = await getJson(`${api.baseUrl}/alerts?token=${token.toUpperCase().replace('0X', '0x')}`)
     expect(byToken.body.result.map((f: any) => f.kind)).toEqual(['buyers'])
+    // The evidence as stored: the window's buys by watched wallets, with their keys.
+    const evidence = byToken.body.result[0].evidence
+    expect(new Set(evidence.swaps.map((s: any) => s.hash))).toEqual(new Set(['b-1', 'b-1-again', 'b-2', 'b-3'].map(hashFor)))
+    expect(evidence.swap_keys).toEqual(evidence.swaps.map((s: any) => `1:${s.hash}`))
     const ruleId = all.body.result[0].rule_id
     const byRule = await getJson(`${api.baseUrl}/alerts?rule_id=${ruleId}`)
     expect(byRule.body.pagination.total).toBe(1)
