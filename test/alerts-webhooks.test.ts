@@ -4,6 +4,7 @@ import { Webhook } from 'standardwebhooks'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { listAlerts } from '../api/contract/endpoints/alerts.js'
 import { startAlerts } from '../indicators/alert-runner.js'
+import { swapRetractionRows } from '../ingest/pipeline/swap-retractions.js'
 import { feedPosition, recordedPosition } from '../shared/changes/change-feed.js'
 import { ALERTS_CONSUMER } from '../shared/alerts/alert-evaluation.js'
 import { QueueFactory } from '../shared/platform/queue-factory.js'
@@ -107,6 +108,15 @@ describe('alerts', () => {
 
   function trade(label: string, wallet: string, side: 'buy' | 'sell', token: string, usd: number, at: number) {
     return tradeRow({ hash: hashFor(label), timestamp: at, wallet, side, token: { address: token, amount: '5000000000000000000' }, quote: QUOTE, usd })
+  }
+
+  /** Retracts a stored swap with the rows ingestion writes for a swap_retraction record. */
+  async function retractSwap(row: ReturnType<typeof trade>): Promise<void> {
+    const record = { hash: row.hash, chain_id: 1, timestamp: row.timestamp, wallet_address: row.wallet_address, token_sold_address: row.token_sold_address, token_bought_address: row.token_bought_address }
+    const { rows, rejected } = swapRetractionRows([record], rt.tables, Date.now())
+    expect(rejected).toEqual([])
+    if (!('rows' in rows) || typeof rows.table !== 'string') throw new Error('a swap retraction is rows of one table')
+    await rt.clickhouse.insert({ table: rows.table, values: [...rows.rows], format: 'JSONEachRow' })
   }
 
   beforeAll(async () => {
@@ -326,22 +336,7 @@ describe('alerts', () => {
     const row = trade('r-1', TRACKED[2]!, 'buy', token, 70, HOUR + 7000)
     await insertSwaps(rt, [row])
     const [fired] = await waitFor('the firing', () => (receiver.delivered('/retract').length > 0 ? receiver.delivered('/retract') : undefined))
-    // A swap_retraction record as ingestion stores it: a row of the retracted versions' log.
-    await rt.clickhouse.insert({
-      table: rt.tables.swapMoves,
-      format: 'JSONEachRow',
-      values: [
-        {
-          hash: row.hash,
-          chain_id: 1,
-          timestamp: row.timestamp,
-          wallet_address: row.wallet_address,
-          token_sold_address: row.token_sold_address,
-          token_bought_address: row.token_bought_address,
-          superseded_at: Date.now(),
-        },
-      ],
-    })
+    await retractSwap(row)
     const retracted = await waitFor('the retraction', () => receiver.delivered('/retract').find((x) => x.body.type === 'alert.retracted'))
     expect(retracted.verified).toBe(true)
     expect(retracted.id).not.toBe(fired!.id)
@@ -357,17 +352,11 @@ describe('alerts', () => {
     const rows = [0, 1, 2].map((i) => trade(`wr-${i}`, TRACKED[i]!, 'buy', token, 10, HOUR + i * 1000))
     await insertSwaps(rt, rows)
     await waitFor('the firing', () => receiver.delivered('/window-retract').find((x) => x.body.type === 'alert.fired'))
-    const retract = (row: (typeof rows)[number]) =>
-      rt.clickhouse.insert({
-        table: rt.tables.swapMoves,
-        format: 'JSONEachRow',
-        values: [{ hash: row.hash, chain_id: 1, timestamp: row.timestamp, wallet_address: row.wallet_address, token_sold_address: row.token_sold_address, token_bought_address: row.token_bought_address, superseded_at: Date.now() }],
-      })
     // Two buyers remain: the firing stands.
-    await retract(rows[0]!)
+    await retractSwap(rows[0]!)
     await sleep(400)
     expect(receiver.received.filter((x) => x.path === '/window-retract')).toHaveLength(1)
-    await retract(rows[1]!)
+    await retractSwap(rows[1]!)
     const retracted = await waitFor('the retraction', () => receiver.delivered('/window-retract').find((x) => x.body.type === 'alert.retracted'))
     expect(retracted.body.data).toMatchObject({ kind: 'buyers', status: 'retracted', buyers: 3 })
   })
