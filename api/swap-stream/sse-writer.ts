@@ -8,6 +8,13 @@ export function sseFrame(event: string, data: string, id?: string): string {
   return `${id === undefined ? '' : `id: ${id}\n`}event: ${event}\ndata: ${data}\n\n`
 }
 
+/** The headers a stream opens with: no compression (it would hold frames back), no caching, no proxy buffering. */
+export const EVENT_STREAM_HEADERS = {
+  'Content-Type': 'text/event-stream; charset=utf-8',
+  'Cache-Control': 'no-cache, no-transform',
+  'X-Accel-Buffering': 'no',
+} as const
+
 /**
  * A Server-Sent Events response. Frames are written as they come; once the bytes the
  * connection has not taken yet (res.writableLength) pass `maxPendingBytes`, the client is
@@ -25,13 +32,9 @@ export class SseWriter {
     res.once('close', () => this.finish())
   }
 
-  /** Sends the headers at once: no compression (it would hold frames back), no caching, no proxy buffering. */
+  /** Sends the headers (EVENT_STREAM_HEADERS) at once. */
   open(retryMs: number): void {
-    this.res.writeHead(200, {
-      'Content-Type': 'text/event-stream; charset=utf-8',
-      'Cache-Control': 'no-cache, no-transform',
-      'X-Accel-Buffering': 'no',
-    })
+    this.res.writeHead(200, EVENT_STREAM_HEADERS)
     this.res.socket?.setNoDelay(true)
     this.res.socket?.setTimeout(0)
     this.res.write(`retry: ${retryMs}\n\n`)

@@ -2,6 +2,7 @@ import { Router } from 'express'
 import { parseRequest } from '../contract/request-parsing.js'
 import { badRequest, HttpError, SERVICE_UNAVAILABLE_MESSAGE } from '../http-error.js'
 import { parseEventId, type EventId } from './event-id.js'
+import { EVENT_STREAM_HEADERS } from './sse-writer.js'
 import { LAST_EVENT_ID_MESSAGE, streamSwaps } from './stream-endpoint.js'
 import type { SwapStreamHub } from './swap-stream-hub.js'
 
@@ -15,6 +16,11 @@ export function swapStreamRouter(hub: SwapStreamHub): Router {
     if (header !== undefined && header !== '') {
       resume = parseEventId(header)
       if (resume === null) throw badRequest(`Last-Event-ID ${LAST_EVENT_ID_MESSAGE} (got "${header}")`)
+    }
+    // HEAD: what a GET would open with, and no stream.
+    if (req.method === 'HEAD') {
+      res.writeHead(200, EVENT_STREAM_HEADERS).end()
+      return
     }
     const filter = { wallet: query.address, tokenId: query.token_id, tracked: query.tracked, minValueUsd: query.min_value_usd }
     try {

@@ -12,6 +12,12 @@ export interface BytesResponse {
 export function fetchBytes(url: string, init: { method?: string; headers?: Record<string, string> } = {}): Promise<BytesResponse> {
   return new Promise((resolve, reject) => {
     const req = request(url, { method: init.method ?? 'GET', headers: init.headers ?? {} }, (res) => {
+      // An event stream (GET /stream/…) never ends: its status and headers are the answer, with no body.
+      if (res.headers['content-type']?.startsWith('text/event-stream')) {
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.alloc(0) })
+        res.destroy()
+        return
+      }
       const chunks: Buffer[] = []
       res.on('data', (chunk: Buffer) => chunks.push(chunk))
       res.on('error', reject)
