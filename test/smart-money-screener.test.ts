@@ -54,6 +54,8 @@ function trade(wallet: string, side: 'buy' | 'sell', token: string, usd: number 
       usd: usd ?? 0,
     }),
     value_usd: usd,
+    // Before the re-deliveries' NOW + 1 s, however long the set-up takes: the later delivery wins.
+    ingested_at: NOW - MINUTE,
   }
 }
 
