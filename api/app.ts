@@ -35,7 +35,7 @@ import { screenerRouter } from './screener/screener-route.js'
 import { screenerTrackedSet } from './screener/screener-tracked-set.js'
 import { SwapStreamHub } from './swap-stream/swap-stream-hub.js'
 import { swapStreamRouter } from './swap-stream/swap-stream-route.js'
-import { streamTrackedWallets } from './swap-stream/stream-tracked-wallets.js'
+import { trackedAddresses } from './swap-stream/stream-tracked-wallets.js'
 import { alertsRouter } from './alerts-routes.js'
 import { AlertFiringsStore } from '../shared/alerts/alert-firings-store.js'
 
@@ -53,8 +53,8 @@ export interface ApiDeps {
   seriesCaching: SeriesCachePolicy
   /** The tracked-wallets file and the selection rules (GET /wallets, /wallets/:address, /smart-money/rules). */
   smartMoney: Pick<Config['smartMoney'], 'trackedWalletsFile' | 'rules' | 'servedWallets'>
-  /** GET /stream/swaps's heartbeat and slow-client bound. */
-  swapStream: Config['swapStream']
+  /** GET /stream/swaps's heartbeat and slow-client bound; not offered on a cluster, whose feed positions are per shard. */
+  swapStream: Config['swapStream'] & { offered: boolean }
   /** Aborted when the server shuts down: the live streams end. */
   closing: AbortSignal
 }
@@ -72,18 +72,21 @@ export function createApp(deps: ApiDeps): Express {
   const flows = new TokenFlowsRepository(deps.clickhouse, deps.tables, keptSwaps, flowsGate)
   const refreshGate = new CandleRefreshGate(feed)
   const servedWallets = new ServedWallets(deps.clickhouse, deps.tables, deps.smartMoney.servedWallets)
-  const swapStream = new SwapStreamHub({
-    clickhouse: deps.clickhouse,
-    tables: deps.tables,
-    feed,
-    swaps,
-    directory,
-    served: servedWallets,
-    tracked: streamTrackedWallets(new SmartMoneyRepository(deps.clickhouse, deps.tables), new TrackedWalletsFile(deps.smartMoney.trackedWalletsFile), deps.smartMoney.rules),
-    ...deps.swapStream,
-    logger: deps.logger,
-  })
-  deps.closing.addEventListener('abort', () => swapStream.close(), { once: true })
+  const trackedSet = screenerTrackedSet(new SmartMoneyRepository(deps.clickhouse, deps.tables), new TrackedWalletsFile(deps.smartMoney.trackedWalletsFile), deps.smartMoney.rules)
+  const swapStream = deps.swapStream.offered
+    ? new SwapStreamHub({
+        clickhouse: deps.clickhouse,
+        tables: deps.tables,
+        feed,
+        swaps,
+        directory,
+        served: servedWallets,
+        tracked: trackedAddresses(trackedSet),
+        ...deps.swapStream,
+        logger: deps.logger,
+      })
+    : null
+  deps.closing.addEventListener('abort', () => swapStream?.close(), { once: true })
 
   const app = express()
   // The server runs this app's router in its own app (root-app.ts), whose settings apply:
@@ -111,7 +114,7 @@ export function createApp(deps: ApiDeps): Express {
       screenerRouter({
         screener: new ScreenerRepository(deps.clickhouse, deps.tables, new VersionedResults(feed, ['swap']), flowsGate),
         directory,
-        tracked: screenerTrackedSet(new SmartMoneyRepository(deps.clickhouse, deps.tables), new TrackedWalletsFile(deps.smartMoney.trackedWalletsFile), deps.smartMoney.rules),
+        tracked: trackedSet,
       }),
       technicalAnalysisHistoryRouter({ clickhouse: deps.clickhouse, tables: deps.tables, directory, tokens, caching: deps.seriesCaching, refreshGate }),
       technicalAnalysisRouter({ directory, tokens, redis: deps.redis, redisPrefix: deps.redisPrefix, onDemand: deps.onDemand }),

@@ -5,6 +5,9 @@ import { parseEventId } from './event-id.js'
 
 export const LAST_EVENT_ID_MESSAGE = 'must be the id of an event of this stream: "<block>-<index>", e.g. "1234-1"'
 
+export const NOT_ON_A_CLUSTER_MESSAGE =
+  'GET /stream/swaps is not offered on a ClickHouse cluster (CLICKHOUSE_CLUSTER): its positions are per shard; read GET /swap-transactions instead'
+
 const minValueUsd = singleValue('min_value_usd')
   .refine((raw) => /^\d+(\.\d+)?$/.test(raw) && Number.isFinite(Number(raw)), {
     error: (issue) => `min_value_usd must be a non-negative number of USD (got "${shown(issue.input)}")`,
@@ -33,5 +36,9 @@ export const streamSwaps = defineEndpoint({
     last_event_id: lastEventId.optional().meta({ description: 'Resume after this event id (the Last-Event-ID header takes precedence)' }),
   }),
   success: { description: 'The stream (text/event-stream), open until the client or the server ends it', mediaType: 'text/event-stream', schema: z.string() },
-  errors: { 400: 'A malformed or unknown parameter, or a malformed Last-Event-ID header', 503: 'The store cannot be read, or the server is shutting down' },
+  errors: {
+    400: 'A malformed or unknown parameter, or a malformed Last-Event-ID header',
+    404: 'On a ClickHouse cluster (CLICKHOUSE_CLUSTER), where the stream is not offered',
+    503: 'The store cannot be read, or the server is shutting down',
+  },
 })

@@ -1,13 +1,13 @@
 import { Router } from 'express'
 import { parseRequest } from '../contract/request-parsing.js'
-import { badRequest, HttpError, SERVICE_UNAVAILABLE_MESSAGE } from '../http-error.js'
+import { badRequest, HttpError, notFound, SERVICE_UNAVAILABLE_MESSAGE } from '../http-error.js'
 import { parseEventId, type EventId } from './event-id.js'
 import { EVENT_STREAM_HEADERS } from './sse-writer.js'
-import { LAST_EVENT_ID_MESSAGE, streamSwaps } from './stream-endpoint.js'
+import { LAST_EVENT_ID_MESSAGE, NOT_ON_A_CLUSTER_MESSAGE, streamSwaps } from './stream-endpoint.js'
 import type { SwapStreamHub } from './swap-stream-hub.js'
 
-/** GET /stream/swaps: checks the request, then hands the response to the process's hub. */
-export function swapStreamRouter(hub: SwapStreamHub): Router {
+/** GET /stream/swaps: checks the request, then hands the response to the process's hub (null: on a cluster, not offered). */
+export function swapStreamRouter(hub: SwapStreamHub | null): Router {
   const router = Router()
   router.get(streamSwaps.path, async (req, res) => {
     const { query } = parseRequest(streamSwaps, req)
@@ -17,6 +17,7 @@ export function swapStreamRouter(hub: SwapStreamHub): Router {
       resume = parseEventId(header)
       if (resume === null) throw badRequest(`Last-Event-ID ${LAST_EVENT_ID_MESSAGE} (got "${header}")`)
     }
+    if (hub === null) throw notFound(NOT_ON_A_CLUSTER_MESSAGE)
     // HEAD: what a GET would open with, and no stream.
     if (req.method === 'HEAD') {
       res.writeHead(200, EVENT_STREAM_HEADERS).end()
