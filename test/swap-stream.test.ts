@@ -4,7 +4,9 @@ import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { EventSource } from 'eventsource'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { startApiServer } from '../api/api-server.js'
+import { feedPosition } from '../shared/changes/change-feed.js'
 import { addressFor, hashFor, insertSwaps, type SwapRowInput } from './support/factories.js'
 import { getJson, startTestApi, type TestApi } from './support/http.js'
 import { createTestRuntime, type TestRuntime } from './support/runtime.js'
@@ -37,10 +39,10 @@ function listen(url: string, init?: { lastEventId?: string }) {
   return { source, received, opened }
 }
 
-async function until<T>(what: string, check: () => T | undefined | false, timeoutMs = 5_000): Promise<T> {
+async function until<T>(what: string, check: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 5_000): Promise<T> {
   const deadline = Date.now() + timeoutMs
   for (;;) {
-    const value = check()
+    const value = await check()
     if (value !== undefined && value !== false) return value
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
     await new Promise((r) => setTimeout(r, 20))
@@ -77,8 +79,11 @@ describe('GET /stream/swaps', () => {
     api = await startTestApi(runtime)
   })
 
+  afterEach(() => {
+    for (const s of open.splice(0)) s.close()
+  })
+
   afterAll(async () => {
-    for (const s of open) s.close()
     await api?.close()
     await runtime?.cleanup()
     rmSync(dir, { recursive: true, force: true })
@@ -206,26 +211,117 @@ describe('GET /stream/swaps', () => {
     }
   }, 30_000)
 
-  it('closes a client that does not read once its pending bytes pass the bound', async () => {
-    const { port } = new URL(api.baseUrl)
-    const socket = connect(Number(port), '127.0.0.1')
-    socket.write('GET /stream/swaps HTTP/1.1\r\nHost: x\r\n\r\n')
-    await new Promise((r) => setTimeout(r, 300))
+  it('closes a client that does not read once more than the bound waits for it, and only that client', async () => {
+    await until('no stream open', async () => (await metric(api, 'swap_stream_clients')) === 0)
+    const reader = stream()
+    await reader.opened
+    const socket = connect(Number(new URL(api.baseUrl).port), '127.0.0.1')
     socket.pause()
-    const many = Array.from({ length: 6_000 }, (_, i) => swap(`slow-${i}`, { timestamp: now - 20_000 + i }))
-    await insertSwaps(runtime, many)
-    await new Promise((r) => setTimeout(r, 1_500))
+    socket.write('GET /stream/swaps HTTP/1.1\r\nHost: x\r\n\r\n')
+    await until('both streams open', async () => (await metric(api, 'swap_stream_clients')) === 2)
+    const slowClosed = await metric(api, 'swap_stream_ended_total{reason="slow_client"}')
+    // Runs of 4,000 swaps (about 3 MB each, far above the 4 KB bound, written at once): the
+    // reader takes each in time; the socket's kernel buffers fill, then bytes wait for it.
+    let stored = 0
+    for (let round = 0; round < 8 && (await metric(api, 'swap_stream_ended_total{reason="slow_client"}')) === slowClosed; round++) {
+      await insertSwaps(runtime, Array.from({ length: 4_000 }, (_, i) => swap(`slow-${round}-${i}`, { timestamp: now - 20_000 + round * 4_000 + i })))
+      stored += 4_000
+      await until('the reader has the run', () => reader.received.length === stored, 10_000)
+    }
+    await until('the slow client closed', async () => (await metric(api, 'swap_stream_ended_total{reason="slow_client"}')) === slowClosed + 1, 3_000)
+    // The slow client has left the hub; the reader is still there, and got every swap.
+    expect(await metric(api, 'swap_stream_clients')).toBe(1)
+    expect(reader.received.every((r) => r.event === 'swap')).toBe(true)
     const chunks: Buffer[] = []
     socket.on('data', (c: Buffer) => chunks.push(c))
     socket.resume()
     await new Promise((r) => socket.once('end', r))
     const text = Buffer.concat(chunks).toString('utf8')
-    const last = text.lastIndexOf('event: ')
-    // The connection's kernel buffers may have taken every swap before the bound was passed:
-    // what shows the bound is the final event, sent in place of waiting for the client.
-    expect(text.slice(last)).toMatch(/^event: closed\ndata: \{"reason":"slow_client"/)
-  }, 20_000)
+    expect(text.slice(text.lastIndexOf('event: '))).toMatch(/^event: closed\ndata: \{"reason":"slow_client"/)
+  }, 40_000)
+
+  it('restarts from now, after a reset event, from an id older than the feed keeps', async () => {
+    const first = stream()
+    await first.opened
+    await insertSwaps(runtime, [swap('expiring')])
+    const [seen] = await until('the swap', () => first.received.length === 1 && first.received)
+    await insertSwaps(runtime, [swap('kept')])
+    await until('the next swap', () => first.received.length === 2)
+    // What the feed's retention does to the changes at or below the id's position.
+    await runtime.clickhouse.command({
+      query: `ALTER TABLE ${runtime.tables.changes} DELETE WHERE _block_number <= {block:UInt64}`,
+      query_params: { block: Number(seen!.id.split('-')[0]) },
+      clickhouse_settings: { mutations_sync: '2' },
+    })
+    const late = stream('', { lastEventId: seen!.id })
+    await until('the reset', () => late.received.length === 1)
+    expect(late.received[0]).toMatchObject({ event: 'reset', data: { reason: 'expired' } })
+    await insertSwaps(runtime, [swap('after-expiry')])
+    await until('the swap', () => late.received.length === 2)
+    expect(late.received[1]!.data.hash).toBe(hashFor('after-expiry'))
+  })
+
+  it('resumes on another API process of the store, even one whose last poll is behind the id', async () => {
+    const other = await startTestApi(runtime)
+    try {
+      // A stream keeps the other process's poller running, so its position can lag the first's.
+      const keepAlive = listen(`${other.baseUrl}/stream/swaps?address=${addressFor('nobody')}`)
+      open.push(keepAlive.source)
+      await keepAlive.opened
+      for (let round = 0; round < 3; round++) {
+        // The id a client of another process got for this swap, taken from the feed at once,
+        // before this process's next poll most likely: one swap's legs are one block, one event.
+        await insertSwaps(runtime, [swap(`moved-from-${round}`)])
+        const id = `${await feedPosition(runtime.clickhouse, runtime.tables)}-1`
+        const there = listen(`${other.baseUrl}/stream/swaps`, { lastEventId: id })
+        open.push(there.source)
+        await there.opened
+        await insertSwaps(runtime, [swap(`moved-to-${round}`)])
+        await until('the next swap', () => there.received.length >= 1)
+        await new Promise((r) => setTimeout(r, 250))
+        expect(there.received.map((r) => [r.event, r.data.hash])).toEqual([['swap', hashFor(`moved-to-${round}`)]])
+      }
+    } finally {
+      for (const s of open.splice(0)) s.close()
+      await other.close()
+    }
+  })
+
+  it('ends open streams with a closed event when the server shuts down', async () => {
+    const other = await startTestApi(runtime)
+    const socket = connect(Number(new URL(other.baseUrl).port), '127.0.0.1')
+    let text = ''
+    socket.on('data', (c: Buffer) => (text += c.toString('utf8')))
+    socket.write('GET /stream/swaps HTTP/1.1\r\nHost: x\r\n\r\n')
+    await until('the stream', () => text.includes('retry: '))
+    const ended = new Promise((r) => socket.once('end', r))
+    const started = Date.now()
+    await other.close()
+    await ended
+    expect(Date.now() - started).toBeLessThan(3_000)
+    expect(text.slice(text.lastIndexOf('event: '))).toMatch(/^event: closed\ndata: \{"reason":"shutdown"/)
+  })
+
+  it('is not offered on a ClickHouse cluster: a JSON 404 saying so, parameters checked first', async () => {
+    const onCluster = await startApiServer({ ...runtime, config: { ...runtime.config, storage: { ...runtime.config.storage, cluster: 'test_cluster' } } }, 0, '127.0.0.1')
+    try {
+      const base = `http://127.0.0.1:${onCluster.port}`
+      const res = await getJson(`${base}/stream/swaps`)
+      expect(res.status).toBe(404)
+      expect(res.body).toMatchObject({ status: 'error', message: expect.stringContaining('not offered on a ClickHouse cluster') })
+      expect((await getJson(`${base}/stream/swaps?min_value_usd=x`)).status).toBe(400)
+    } finally {
+      await onCluster.close()
+    }
+  })
 })
+
+/** A metric of the API's GET /metrics (its first sample whose name and labels start so), 0 when absent. */
+async function metric(api: TestApi, sample: string): Promise<number> {
+  const text = await (await fetch(`${api.baseUrl}/metrics`)).text()
+  const line = text.split('\n').find((l) => l.startsWith(`${sample} `))
+  return line === undefined ? 0 : Number(line.slice(sample.length + 1))
+}
 
 /** What a raw connection reads in `ms` (headers and body as they come). */
 function rawRead(baseUrl: string, path: string, ms: number): Promise<string> {

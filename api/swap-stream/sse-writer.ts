@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http'
+import { swapStreamClients, swapStreamsEnded } from '../../shared/platform/metrics.js'
 
 /** How long an ended stream's connection may take to accept its last bytes before it is cut. */
 const END_GRACE_MS = 10_000
@@ -8,18 +9,22 @@ export function sseFrame(event: string, data: string, id?: string): string {
   return `${id === undefined ? '' : `id: ${id}\n`}event: ${event}\ndata: ${data}\n\n`
 }
 
-/** The headers a stream opens with: no compression (it would hold frames back), no caching, no proxy buffering. */
+/**
+ * The headers a stream opens with: no compression (it would hold frames back), no caching,
+ * no proxy buffering; and the connection closes with the stream, so that a stream the
+ * server ends frees its socket once the client has taken the last bytes.
+ */
 export const EVENT_STREAM_HEADERS = {
   'Content-Type': 'text/event-stream; charset=utf-8',
   'Cache-Control': 'no-cache, no-transform',
   'X-Accel-Buffering': 'no',
+  Connection: 'close',
 } as const
 
 /**
- * A Server-Sent Events response. Frames are written as they come; once the bytes the
- * connection has not taken yet (res.writableLength) pass `maxPendingBytes`, the client is
- * sent a final `closed` event and the response ends, so a client that does not read costs
- * at most that much memory.
+ * A Server-Sent Events response. Frames are written as they come; the bytes the connection
+ * has not taken yet (res.writableLength) are what the client costs the server, and its
+ * owner closes it (`close`) once they pass `maxPendingBytes` (tooSlow).
  */
 export class SseWriter {
   private ended = false
@@ -29,6 +34,7 @@ export class SseWriter {
     private readonly maxPendingBytes: number,
     private readonly onEnd: () => void,
   ) {
+    swapStreamClients.inc()
     res.once('close', () => this.finish())
   }
 
@@ -49,14 +55,15 @@ export class SseWriter {
     return this.res.writableLength
   }
 
-  /** Writes a frame; false when the stream is (or has just been) closed. */
+  /** Whether more than the bound waits for the connection. */
+  get tooSlow(): boolean {
+    return this.res.writableLength > this.maxPendingBytes
+  }
+
+  /** Writes a frame; false when the stream is closed. */
   write(frame: string): boolean {
     if (this.ended) return false
     this.res.write(frame)
-    if (this.res.writableLength > this.maxPendingBytes) {
-      this.close('slow_client', `more than ${this.maxPendingBytes} bytes were waiting to be sent to this client`)
-      return false
-    }
     return true
   }
 
@@ -78,11 +85,24 @@ export class SseWriter {
     })
   }
 
+  /** Closes the stream if more than the bound waits (tooSlow); true if it did. */
+  closeIfTooSlow(): boolean {
+    if (this.ended || !this.tooSlow) return false
+    this.closeAsSlow()
+    return true
+  }
+
+  /** Closes the stream of a client that let more than the bound wait. */
+  closeAsSlow(): void {
+    this.close('slow_client', `more than ${this.maxPendingBytes} bytes were waiting to be sent to this client: reconnect with the last event id to resume`)
+  }
+
   /** The final `closed` event, then the end of the response; a connection that does not take it within END_GRACE_MS is cut. */
-  close(reason: string, message: string): void {
+  close(reason: 'slow_client' | 'shutdown' | 'unavailable', message: string): void {
     if (this.ended) return
     this.res.write(sseFrame('closed', JSON.stringify({ reason, message })))
     this.res.end()
+    swapStreamsEnded.inc({ reason })
     const cut = setTimeout(() => this.res.destroy(), END_GRACE_MS)
     cut.unref()
     this.res.once('close', () => clearTimeout(cut))
@@ -92,6 +112,7 @@ export class SseWriter {
   private finish(): void {
     if (this.ended) return
     this.ended = true
+    swapStreamClients.dec()
     this.onEnd()
   }
 }

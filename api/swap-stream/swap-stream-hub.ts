@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http'
-import type { ChangeRange } from '../../shared/changes/change-feed.js'
+import { CHANGES_READABLE_MS, type ChangeRange } from '../../shared/changes/change-feed.js'
+import { dateTime64Param } from '../../shared/platform/datetime-param.js'
 import type { Logger } from '../../shared/platform/logger.js'
 import type { ClickHouseClient } from '../../shared/storage/clickhouse.js'
 import { queryRows } from '../../shared/storage/query-rows.js'
@@ -19,6 +20,8 @@ const POLL_MS = 100
 const CHUNK_ROWS = 20_000
 /** What a client waits before reconnecting (the SSE `retry` field). */
 const RETRY_MS = 1_000
+/** How long a client with more than maxPendingBytes waiting has to take them before the next run of events is written, or be closed. */
+const SLOW_CLIENT_WAIT_MS = 1_000
 
 export interface SwapStreamDeps {
   clickhouse: ClickHouseClient
@@ -38,7 +41,7 @@ export interface SwapStreamDeps {
 export type RestartReason = 'expired' | 'ahead' | 'feed_restarted'
 
 const RESTART_MESSAGES: Record<RestartReason, string> = {
-  expired: 'the changes after this id are no longer kept: the stream starts again from now',
+  expired: 'this id is older than the change feed keeps: the stream starts again from now',
   ahead: 'this id is beyond the feed: the stream starts again from now',
   feed_restarted: "the store's change feed started again: the stream starts again from now",
 }
@@ -49,6 +52,8 @@ interface Client {
   /** While it catches up from its Last-Event-ID: the live frames for after it. */
   waiting: string[] | null
   waitingBytes: number
+  /** A resume point beyond this hub's position (seen on another API process): live events up to it are not sent again. */
+  after: EventId | null
 }
 
 /**
@@ -58,6 +63,11 @@ interface Client {
  * (swap-events.ts), serializes each once, and writes it to every client whose filter it
  * passes. `position` is what every live client has been sent up to; a resuming client reads
  * from its Last-Event-ID up to the position at which it joined, then goes live.
+ *
+ * A client is closed as too slow when more than maxPendingBytes still wait for it
+ * SLOW_CLIENT_WAIT_MS after the next run of events is ready: not as a run is written, since
+ * the run of one large insert is written at once and a client that reads as it comes takes
+ * it in time. So a client costs at most the bound plus one run.
  */
 export class SwapStreamHub {
   private readonly clients = new Set<Client>()
@@ -84,16 +94,25 @@ export class SwapStreamHub {
     let restart: RestartReason | null = null
     if (resume !== null) {
       const claimed = positionBefore(resume)
-      if (claimed > this.position!) restart = 'ahead'
-      else if (claimed > 0 && !(await this.keptSince(claimed))) restart = 'expired'
+      // Another API process may have read the feed further than this one's last poll.
+      if (claimed > this.position! && claimed > (await this.deps.feed.read()).position) restart = 'ahead'
+      else if (claimed < this.position! && !(await this.keptSince(claimed))) restart = 'expired'
     }
     if (this.position === null) return this.attach(res, filter, resume)
+    // The client went away while the store was read.
+    if (res.closed) return
     const joinedAt = this.position
-    const client: Client = { writer: new SseWriter(res, this.deps.maxPendingBytes, () => this.leave(client)), filter, waiting: null, waitingBytes: 0 }
+    const client: Client = {
+      writer: new SseWriter(res, this.deps.maxPendingBytes, () => this.leave(client)),
+      filter,
+      waiting: null,
+      waitingBytes: 0,
+      after: restart === null && resume !== null && positionBefore(resume) > joinedAt ? resume : null,
+    }
     client.writer.open(RETRY_MS)
     this.clients.add(client)
     if (restart !== null) client.writer.write(resetFrame(restart, joinedAt))
-    else if (resume !== null) {
+    else if (resume !== null && client.after === null) {
       client.waiting = []
       try {
         await this.catchUp(client, { from: resume.block - 1, to: joinedAt }, resume)
@@ -126,7 +145,7 @@ export class SwapStreamHub {
     this.position = reading.position
     this.schedule()
     this.heartbeat = setInterval(() => {
-      for (const client of this.clients) client.writer.comment('heartbeat')
+      for (const client of this.clients) if (!client.writer.tooSlow) client.writer.comment('heartbeat')
     }, this.deps.heartbeatMs)
   }
 
@@ -168,16 +187,36 @@ export class SwapStreamHub {
     const reading = await this.deps.feed.read()
     if (reading.epoch !== last.epoch || reading.position < this.position!) {
       const frame = resetFrame('feed_restarted', reading.position)
-      for (const client of this.clients) this.send(client, frame)
+      for (const client of this.clients) {
+        client.after = null
+        this.send(client, frame)
+      }
       this.position = reading.position
     } else if (reading.versions.swap !== last.versions.swap) {
       const context = await this.context()
-      await this.eachBatch({ from: this.position!, to: reading.position }, (events, upTo) => {
-        for (const client of this.clients) for (const event of events) if (matches(client.filter, event.subject, context) && !this.send(client, event.frame)) break
+      await this.eachBatch({ from: this.position!, to: reading.position }, async (events, upTo) => {
+        await this.closeSlowClients()
+        for (const client of this.clients) {
+          for (const event of events) {
+            if (client.after !== null && !isAfter(event.id, client.after)) continue
+            if (matches(client.filter, event.subject, context) && !this.send(client, event.frame)) break
+          }
+          if (client.after !== null && client.after.block <= upTo) client.after = null
+        }
         this.position = upTo
       })
     } else this.position = reading.position
     this.reading = reading
+  }
+
+  /** Closes the live clients that do not bring what waits for them under the bound within SLOW_CLIENT_WAIT_MS. */
+  private async closeSlowClients(): Promise<void> {
+    const behind = [...this.clients].filter((c) => c.waiting === null && c.writer.tooSlow)
+    if (behind.length === 0) return
+    let timer: NodeJS.Timeout | undefined
+    await Promise.race([Promise.all(behind.map((c) => c.writer.drained())), new Promise((resolve) => (timer = setTimeout(resolve, SLOW_CLIENT_WAIT_MS)))])
+    clearTimeout(timer)
+    for (const client of behind) client.writer.closeIfTooSlow()
   }
 
   /** A resuming client's events after `after`, up to where it joined; backpressure rather than a close while it reads them. */
@@ -199,7 +238,7 @@ export class SwapStreamHub {
     client.waiting.push(frame)
     client.waitingBytes += frame.length
     if (client.waitingBytes > this.deps.maxPendingBytes) {
-      client.writer.close('slow_client', `more than ${this.deps.maxPendingBytes} bytes were waiting to be sent to this client`)
+      client.writer.closeAsSlow()
       return false
     }
     return true
@@ -231,12 +270,17 @@ export class SwapStreamHub {
     }
   }
 
-  /** Whether every change after `position` is still kept: changes are dropped oldest first, so one at or below it is. */
+  /**
+   * Whether every change after `position` is still kept: a change at or below it is younger
+   * than CHANGES_READABLE_MS, so none after it has reached the feed's retention. Position 0
+   * (an empty feed's restart point) stands for the feed's first block.
+   */
   private async keptSince(position: number): Promise<boolean> {
     const rows = await queryRows<{ kept: number }>(
       this.deps.clickhouse,
-      `SELECT 1 AS kept FROM ${this.deps.tables.changes} WHERE _block_number <= {position:UInt64} LIMIT 1`,
-      { position },
+      `SELECT 1 AS kept FROM ${this.deps.tables.changes}
+       WHERE changed_at >= {since:DateTime64(3, 'UTC')} AND _block_number <= greatest({position:UInt64}, 1) LIMIT 1`,
+      { position, since: dateTime64Param(Date.now() - CHANGES_READABLE_MS) },
     )
     return rows.length > 0
   }

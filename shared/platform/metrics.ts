@@ -1,4 +1,4 @@
-import { collectDefaultMetrics, Counter, Histogram, register } from 'prom-client'
+import { collectDefaultMetrics, Counter, Gauge, Histogram, register } from 'prom-client'
 
 /**
  * The metrics every role records, declared once, in the process's default registry:
@@ -29,4 +29,15 @@ export const insertDuration = new Histogram({
   help: 'How long one batched insert took, by table',
   labelNames: ['table'] as const,
   buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+})
+
+export const swapStreamClients = new Gauge({
+  name: 'swap_stream_clients',
+  help: 'GET /stream/swaps: the streams open in this process',
+})
+
+export const swapStreamsEnded = new Counter({
+  name: 'swap_stream_ended_total',
+  help: 'GET /stream/swaps: the streams the server ended, by reason (slow_client, shutdown, unavailable)',
+  labelNames: ['reason'] as const,
 })
