@@ -417,4 +417,51 @@ describe('the smart-money screener', () => {
     expect(await storedFlows()).toEqual(kept)
     expect((await refreshTokenFlows(rt.clickhouse, rt.tables)).rebuilt).toBe(false)
   })
+
+  it('of two refreshes at once, the rows that win cover every swap of the position recorded', async () => {
+    const tokD = addressFor('screener-token-d')
+    const hourStart = Math.floor((Date.now() - 3 * HOUR_MS) / HOUR_MS) * HOUR_MS
+    const inHour = (row: SwapRowInput, minute: number): SwapRowInput => ({ ...row, timestamp: hourStart + minute * MINUTE })
+    await insertSwaps(rt, [inHour(trade(alice, 'buy', tokD, 11, 0), 1)])
+    // The first refresh starts, then waits before it takes the feed's position.
+    let release!: () => void
+    const held = new Promise<void>((resolve) => (release = resolve))
+    const slow = heldBeforeQuery(rt.clickhouse, 'system.parts', held)
+    const first = refreshTokenFlows(slow.client, rt.tables)
+    await slow.reached
+    // A second one starts later and reads the bucket before alice's next buy is stored.
+    await refreshTokenFlows(rt.clickhouse, rt.tables)
+    await insertSwaps(rt, [inHour(trade(alice, 'buy', tokD, 22, 0), 2)])
+    release()
+    await first
+    await refreshTokenFlows(rt.clickhouse, rt.tables)
+    const rows = await queryRows<{ buys: number; bought_usd: number }>(
+      rt.clickhouse,
+      `SELECT buys, bought_usd FROM ${rt.tables.tokenWalletHourFlows} FINAL WHERE token = {token:String} AND wallet_address = {wallet:String}`,
+      { token: tokD, wallet: alice },
+    )
+    expect(rows).toEqual([{ buys: 2, bought_usd: 33 }])
+  })
 })
+
+/** `client` with each query whose SQL contains `marker` held until `held` settles; `reached` settles when the first one is. */
+function heldBeforeQuery(client: ClickHouseClient, marker: string, held: Promise<void>): { client: ClickHouseClient; reached: Promise<void> } {
+  let reach!: () => void
+  const reached = new Promise<void>((resolve) => (reach = resolve))
+  const proxy = new Proxy(client, {
+    get(target, prop, receiver) {
+      const value: unknown = Reflect.get(target, prop, receiver)
+      if (typeof value !== 'function') return value
+      const method = (value as (...a: unknown[]) => Promise<unknown>).bind(target)
+      if (prop !== 'query') return method
+      return async (...args: unknown[]) => {
+        if ((args[0] as { query: string }).query.includes(marker)) {
+          reach()
+          await held
+        }
+        return method(...args)
+      }
+    },
+  })
+  return { client: proxy, reached }
+}

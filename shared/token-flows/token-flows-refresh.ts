@@ -50,14 +50,17 @@ const everyChunk = (t: Tables) =>
  * the position it read to. A wallet no longer in a bucket has its row retracted. With no
  * position to read on from (never recorded, or longer ago than the feed keeps changes),
  * every bucket is rebuilt. Idempotent: running it twice, or in two processes at once,
- * stores the same rows (a recomputation is versioned by when it started reading, so the
- * later read wins).
+ * stores the same rows (a recomputation is versioned by when it took the feed's position,
+ * so the later read wins).
  */
 export async function refreshTokenFlows(clickhouse: ClickHouseClient, tables: Tables): Promise<TokenFlowsRefreshResult> {
-  const startedAt = Date.now()
   const recorded = await recordedPosition(clickhouse, tables, CONSUMER)
   const rebuilt = recorded === null || (recorded === 0 && !(await hasRecorded(clickhouse, tables)))
   const range = await changesSince(clickhouse, tables, recorded ?? 0)
+  // Stamped after the position is taken, not before: of two refreshes at once, the one whose
+  // rows win then read to the higher position, so a swap only the other one saw is after
+  // both positions and is re-aggregated by the next refresh, whichever records last.
+  const readAt = Date.now()
   const buckets = rebuilt ? everyBucket(tables) : changedBuckets(tables)
   const rangeParams = changeRangeParams(range)
   const chunks = rebuilt ? everyChunk(tables) : `SELECT DISTINCT intDiv(hour, ${CHUNK_HOURS}) AS chunk FROM (${buckets})`
@@ -65,7 +68,7 @@ export async function refreshTokenFlows(clickhouse: ClickHouseClient, tables: Ta
     await reaggregate(clickhouse, tables, `SELECT token, hour FROM (${buckets}) WHERE ${IN_CHUNK}`, {
       ...rangeParams,
       ...chunkParams(chunk),
-      computedAt: startedAt,
+      computedAt: readAt,
     })
   }
   if (range.to !== recorded) await recordPosition(clickhouse, tables, CONSUMER, range.to)
