@@ -28,7 +28,7 @@
  * on the read path; the figures to publish come from a fresh store).
  */
 import { createHash, randomBytes } from 'node:crypto'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import type { Server, ServerResponse } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -41,6 +41,12 @@ import { TokenDirectory } from '../api/token-directory.js'
 import { TokenPresence } from '../api/token-presence.js'
 import { VersionedResults } from '../api/versioned-results.js'
 import { TokenFlowsRepository } from '../api/token-flows-repository.js'
+import { TokenFlowsRefreshGate } from '../api/token-flows-refresh-gate.js'
+import { ScreenerRepository } from '../api/screener/screener-repository.js'
+import { screenerTrackedSet } from '../api/screener/screener-tracked-set.js'
+import { SmartMoneyRepository } from '../api/smart-money-repository.js'
+import { TrackedWalletsFile } from '../shared/smart-money/tracked-wallets-file.js'
+import { refreshTokenFlows } from '../shared/token-flows/token-flows-refresh.js'
 import { openRuntime } from '../shared/bootstrap.js'
 import { CANDLE_MS, closedCandles } from '../shared/candles/candles.js'
 import { loadConfig } from '../shared/platform/config.js'
@@ -99,8 +105,11 @@ const addressList = (seedParam: string, sizeParam: string) =>
 const keptDir = process.env.BENCH_STORE_DIR
 const dataDir = keptDir ?? mkdtempSync(join(tmpdir(), 'smartmoney-api-bench-'))
 const tag = randomBytes(4).toString('hex')
+// The screener's tracked wallets (GET /wallets' set): the first TRACKED_SHARE of the wallets, listed in a file.
+const trackedFile = join(mkdtempSync(join(tmpdir(), 'smartmoney-api-bench-tracked-')), 'tracked-wallets.txt')
 const config = loadConfig({
   ...process.env,
+  TRACKED_WALLETS_FILE: trackedFile,
   CLICKHOUSE_URL: undefined,
   CLICKHOUSE_PATH: dataDir,
   CLICKHOUSE_DATABASE: keptDir === undefined ? `api_bench_${tag}` : 'api_bench_kept',
@@ -108,6 +117,7 @@ const config = loadConfig({
   SAMPLE_DATA: 'false',
   LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
 })
+writeFileSync(trackedFile, Array.from({ length: Math.round(WALLETS * TRACKED_SHARE) }, (_, i) => walletAddress(i)).join('\n') + '\n')
 const runtime = await openRuntime(config, 'bench')
 const { clickhouse, tables } = runtime
 const redis = createRedis(config.redis.url)
@@ -276,7 +286,7 @@ interface Endpoint {
   raw: () => Promise<unknown>
   /** What `raw` is, when it is not the handler's own ClickHouse call. */
   rawNote?: string
-  group: 'list' | 'offset' | 'hash' | 'candles' | 'cached' | 'other'
+  group: 'list' | 'offset' | 'hash' | 'candles' | 'cached' | 'screener' | 'other'
   /** Whether "API <= 1.5 x raw" applies (raw is what the handler itself does). */
   ratioTarget: boolean
 }
@@ -386,6 +396,10 @@ try {
   // service's refresher has passed them a few seconds later, so do as it does.
   await new Promise((resolve) => setTimeout(resolve, 6_000))
   await refreshCandles(clickhouse, tables)
+  // The token flows by the hour, as the indicators role keeps them: on a store that never had them, one whole rebuild.
+  const flowsStarted = performance.now()
+  await refreshTokenFlows(clickhouse, tables)
+  console.log(`token flows by the hour built from the store in ${seconds(performance.now() - flowsStarted)}`)
 
   // The raw side: the repositories the API builds (api/app.ts), with their own caches.
   directory = await TokenDirectory.start({
@@ -408,6 +422,8 @@ try {
   const holdingsRepo = new HoldingsRepository(clickhouse, tables, directory, new VersionedResults(feed, ['holding']))
   const swapsRepo = new SwapsRepository(clickhouse, tables, new SwapHourCounts(clickhouse, tables, feed), directory, new VersionedResults(feed, ['swap']))
   const flowsRepo = new TokenFlowsRepository(clickhouse, tables, new VersionedResults(feed, ['swap']))
+  const screener = new ScreenerRepository(clickhouse, tables, new VersionedResults(feed, ['swap']), new TokenFlowsRefreshGate(clickhouse, tables))
+  const screenerScope = screenerTrackedSet(new SmartMoneyRepository(clickhouse, tables), new TrackedWalletsFile(trackedFile), config.smartMoney.rules)
   const fresh = { fresh: true }
 
   // SERVED_WALLETS=tracked: the first TRACKED_SHARE of the wallets are the tracked set.
@@ -452,7 +468,7 @@ try {
   const now = Date.now()
   const last24h: SwapFilter = { startMs: now - DAY_MS, endMs: now }
   const whole: SwapFilter = { startMs: now - DAYS * DAY_MS, endMs: now }
-  const lastWeek: SwapFilter = { startMs: now - 7 * DAY_MS, endMs: now }
+  const lastMonth: SwapFilter = { startMs: now - 30 * DAY_MS, endMs: now }
   const range = (f: SwapFilter) => `start_time=${f.startMs}&end_time=${f.endMs}`
   const firstPage = { limit: 50, offset: 0 }
 
@@ -534,12 +550,21 @@ try {
       ratioTarget: true,
     },
     {
-      name: 'tokens/:address/flows (7 days, the longest window)',
-      path: `/tokens/${token}/flows?${range(lastWeek)}`,
-      raw: () => flowsRepo.flows(directory!.ref(token), [token], { startMs: lastWeek.startMs, endMs: lastWeek.endMs }, 10, fresh, served),
+      name: 'tokens/:address/flows (30 days, the longest window)',
+      path: `/tokens/${token}/flows?${range(lastMonth)}`,
+      raw: () => flowsRepo.flows(directory!.ref(token), [token], { startMs: lastMonth.startMs, endMs: lastMonth.endMs }, 10, fresh, served),
       group: 'other',
       ratioTarget: true,
     },
+    ...(['24h', '30d'] as const).map(
+      (window): Endpoint => ({
+        name: `smart-money/tokens (screener, ${window}, by net flow)`,
+        path: `/smart-money/tokens?window=${window}&sort=net_flow`,
+        raw: async () => screener.screen(window, 'net_flow', await screenerScope(), fresh),
+        group: 'screener',
+        ratioTarget: true,
+      }),
+    ),
     {
       name: 'technical-analysis (cached)',
       path: `/technical-analysis?contract_address=${token}`,
@@ -658,6 +683,13 @@ try {
   check(
     `technical-analysis and tokens/:address >= 0.5 x hello-world req/s (>= ${count(helloLoad.rps / 2)})`,
     of('cached'),
+    (m) => m.rps >= helloLoad.rps / 2,
+    (m) => `${count(m.rps)} req/s = ${(m.rps / helloLoad.rps).toFixed(2)}x`,
+  )
+  check('screener p50 <= 30 ms', of('screener'), (m) => m.p50 <= 30, (m) => `${ms(m.p50)} ms`)
+  check(
+    `screener repeated >= 0.5 x hello-world req/s (>= ${count(helloLoad.rps / 2)})`,
+    of('screener'),
     (m) => m.rps >= helloLoad.rps / 2,
     (m) => `${count(m.rps)} req/s = ${(m.rps / helloLoad.rps).toFixed(2)}x`,
   )
