@@ -134,16 +134,21 @@ describe('GET /stream/swaps', () => {
     first.source.close()
     await insertSwaps(runtime, [swap('r-3')])
     await insertSwaps(runtime, [swap('r-4')])
+    // A backlog of some 80 KB, far above the 4 KB bound: sent at the pace the client reads.
+    const bulk = Array.from({ length: 100 }, (_, i) => swap(`r-bulk-${i}`, { timestamp: now - 29_000 + i }))
+    await insertSwaps(runtime, bulk)
     const byHeader = stream('', { lastEventId: seen })
     const byQuery = stream(`?last_event_id=${seen}`)
-    await until('the rest', () => byHeader.received.length >= 3 && byQuery.received.length >= 3)
+    await until('the rest', () => byHeader.received.length >= 103 && byQuery.received.length >= 103)
     await insertSwaps(runtime, [swap('r-5')])
-    await until('the live one', () => byHeader.received.length >= 4 && byQuery.received.length >= 4)
+    await until('the live one', () => byHeader.received.length >= 104 && byQuery.received.length >= 104)
     await new Promise((r) => setTimeout(r, 300))
-    const expected = [first.received[1]!.data.hash, hashFor('r-3'), hashFor('r-4'), hashFor('r-5')]
+    // One insert's swaps are one block's events, in the order of their hashes.
+    const bulkHashes = bulk.map((s) => s.hash).sort()
+    const expected = [first.received[1]!.data.hash, hashFor('r-3'), hashFor('r-4'), ...bulkHashes, hashFor('r-5')]
     for (const l of [byHeader, byQuery]) {
       expect(l.received.map((r) => r.data.hash)).toEqual(expected)
-      expect(new Set(l.received.map((r) => r.id)).size).toBe(4)
+      expect(new Set(l.received.map((r) => r.id)).size).toBe(expected.length)
     }
   })
 

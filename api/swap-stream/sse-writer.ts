@@ -50,11 +50,6 @@ export class SseWriter {
     return !this.ended
   }
 
-  /** Bytes written but not yet taken by the connection. */
-  get pendingBytes(): number {
-    return this.res.writableLength
-  }
-
   /** Whether more than the bound waits for the connection. */
   get tooSlow(): boolean {
     return this.res.writableLength > this.maxPendingBytes
@@ -67,11 +62,24 @@ export class SseWriter {
     return true
   }
 
+  /**
+   * Writes a frame and, once the response's buffer is full, waits until the connection has
+   * taken it (a backlog at the client's pace); a connection that takes nothing for `stallMs`
+   * is closed as slow.
+   */
+  async writePaced(frame: string, stallMs: number): Promise<void> {
+    if (this.ended || this.res.write(frame)) return
+    let timer: NodeJS.Timeout | undefined
+    const stalled = await Promise.race([this.drained().then(() => false), new Promise<boolean>((resolve) => (timer = setTimeout(resolve, stallMs, true)))])
+    clearTimeout(timer)
+    if (stalled) this.closeAsSlow()
+  }
+
   comment(text: string): void {
     if (!this.ended) this.res.write(`: ${text}\n\n`)
   }
 
-  /** Resolves once the connection has taken what is pending (or the stream ended). */
+  /** Resolves once the connection has taken what is pending (or the stream ended); 'drain' comes only after a write found the buffer full. */
   drained(): Promise<void> {
     if (this.ended || this.res.writableLength === 0) return Promise.resolve()
     return new Promise((resolve) => {

@@ -22,6 +22,8 @@ const CHUNK_ROWS = 20_000
 const RETRY_MS = 1_000
 /** How long a client with more than maxPendingBytes waiting has to take them before the next run of events is written, or be closed. */
 const SLOW_CLIENT_WAIT_MS = 1_000
+/** How long a client sent its backlog (resuming) may take nothing before it is closed. */
+const BACKLOG_STALL_MS = 10_000
 
 export interface SwapStreamDeps {
   clickhouse: ClickHouseClient
@@ -226,8 +228,7 @@ export class SwapStreamHub {
       for (const event of events) {
         if (!client.writer.isOpen) return
         if (!isAfter(event.id, after) || !matches(client.filter, event.subject, context)) continue
-        if (client.writer.pendingBytes > this.deps.maxPendingBytes / 2) await client.writer.drained()
-        client.writer.write(event.frame)
+        await client.writer.writePaced(event.frame, BACKLOG_STALL_MS)
       }
     })
   }
