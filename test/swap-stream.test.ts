@@ -199,7 +199,7 @@ describe('GET /stream/swaps', () => {
     expect(text).toContain(': heartbeat\n\n')
   })
 
-  it('npm run watch prints a line per swap', async () => {
+  it('npm run watch prints a line per swap and per retraction', async () => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'api/cli/watch-cli.ts', '--url', api.baseUrl, '--address', wallet, '--min-value-usd', '50'], { stdio: ['ignore', 'pipe', 'pipe'] })
     let out = ''
     child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')))
@@ -211,9 +211,22 @@ describe('GET /stream/swaps', () => {
         await new Promise((r) => setTimeout(r, 300))
       }
       expect(await line).toMatch(new RegExp(`${wallet}  \\S+ \\S+ → \\S+ \\S+  \\$100\\.00  watch-dex\n`))
+      // Moved to another time: the old version's retraction has its line too.
+      await insertSwaps(runtime, [swap('watched-0', { dex: 'watch-dex', timestamp: now - 10_000, ingested_at: Date.now() + 1 })])
+      const retracted = await until('the retraction line', () => out.includes(' retracted ') && out, 10_000)
+      expect(retracted).toContain(`${new Date(now - 60_000).toISOString()}  ${wallet}  retracted ${hashFor('watched-0')} (chain 1)\n`)
     } finally {
       child.kill()
     }
+  }, 30_000)
+
+  it('npm run watch exits 1 with the server\'s message when it refuses the filters', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'api/cli/watch-cli.ts', '--url', api.baseUrl, '--min-value-usd', 'lots'], { stdio: ['ignore', 'pipe', 'pipe'] })
+    let err = ''
+    child.stderr.on('data', (c: Buffer) => (err += c.toString('utf8')))
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve))
+    expect(code).toBe(1)
+    expect(err).toMatch(/^watch: 400 min_value_usd must be a non-negative number of USD/)
   }, 30_000)
 
   it('closes a client that does not read once more than the bound waits for it, and only that client', async () => {
