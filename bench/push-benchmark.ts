@@ -69,12 +69,13 @@ const service = startService()
 const queues = new QueueFactory(config, createLogger('warn'))
 const ingestQueue = queues.queue(QueueNames.ingest)
 const producer = tsThread('./push/paced-producer-thread.ts', { config: { redis: config.redis, ingest: config.ingest }, jobSize: JOB_SIZE })
+const producerReady = message(producer, 'ready')
 const receiver = await startReceiver()
 let nextSwap = 0
 
 try {
   await untilServing()
-  await message(producer, 'ready')
+  await producerReady
   const secret = await createAlertRule(receiver.url)
   receiver.verifier = new Webhook(secret)
 
