@@ -198,6 +198,9 @@ function startClients(): Thread {
 /** A connection to the stream that sends its request and never reads; at the end, what the server last sent it. */
 function idleClient(): { closedBecause(): Promise<string> } {
   const socket: Socket = connect(port, '127.0.0.1')
+  // The service may reset a connection that never takes its last bytes: that is how it ends.
+  let reset: string | null = null
+  socket.on('error', (err: NodeJS.ErrnoException) => (reset = err.code ?? err.message))
   socket.write(`GET /stream/swaps HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n`)
   socket.pause()
   return {
@@ -211,7 +214,7 @@ function idleClient(): { closedBecause(): Promise<string> } {
         socket.on('close', () => {
           closed = true
           const final = /event: closed\ndata: ([^\n]*)/.exec(tail)
-          resolve(final ? `closed by the service: ${final[1]}` : 'closed without a closing event')
+          resolve(final ? `closed by the service: ${final[1]}` : reset !== null ? `reset by the service (${reset})` : 'closed without a closing event')
         })
         socket.resume()
         setTimeout(() => {
