@@ -1,3 +1,4 @@
+import type { FlowWindow } from './token-flows-window.js'
 import type { ClickHouseClient } from '../shared/storage/clickhouse.js'
 import type { TokenRef } from '../shared/records/domain.js'
 import { toDecimalAmount } from '../shared/records/amounts.js'
@@ -10,11 +11,6 @@ import type { FeedReading } from './feed-watch.js'
 import { TokenFlowsRefreshGate } from './token-flows-refresh-gate.js'
 import { inEdge, splitWindow } from './token-flows-window.js'
 
-export interface FlowWindow {
-  /** Inclusive, ms since the epoch. */
-  startMs: number
-  endMs: number
-}
 
 interface FlowRow {
   swaps: string | number

@@ -1,5 +1,10 @@
 import { HOUR_MS } from '../shared/platform/time-units.js'
-import type { FlowWindow } from './token-flows-repository.js'
+
+export interface FlowWindow {
+  /** Inclusive, ms since the epoch. */
+  startMs: number
+  endMs: number
+}
 
 /** How a window of flows is read: its whole hours from the stored flows, the rest from the swaps. */
 export interface SplitWindow {
