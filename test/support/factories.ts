@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto'
+import { once } from 'node:events'
 import { createRedis } from '../../shared/platform/redis.js'
 import type { Runtime } from '../../shared/runtime.js'
 import type { TechnicalAnalysis } from '../../shared/candles/technical-analysis.js'
-import { publishTokensChanged } from '../../shared/records/token-events.js'
+import { publishTokensChanged, tokensChangedChannel } from '../../shared/records/token-events.js'
 import { storeSwapRows } from './store-swaps.js'
 
 /**
@@ -121,14 +122,23 @@ export async function insertTokens(runtime: Runtime, rows: TokenRowInput[]): Pro
 
 /**
  * Tells the API's token directory, as ingestion does, that these tokens changed (for
- * rows written or deleted straight in ClickHouse). A request made after this sees them.
+ * rows written or deleted straight in ClickHouse). Pub/sub delivers later than PUBLISH
+ * returns, so this also listens on the channel and returns once its own message comes
+ * back: Redis wrote it to the API's earlier subscription first, so a request made after
+ * this finds the directory reloading and waits for it.
  */
 export async function announceTokens(runtime: Runtime, addresses: string[]): Promise<void> {
-  const redis = createRedis(runtime.config.redis.url)
+  const { url, prefix } = runtime.config.redis
+  const publisher = createRedis(url)
+  const listener = createRedis(url)
   try {
-    await publishTokensChanged(redis, runtime.config.redis.prefix, addresses)
+    await listener.subscribe(tokensChangedChannel(prefix))
+    const echoed = once(listener, 'message')
+    await publishTokensChanged(publisher, prefix, addresses)
+    if (addresses.length > 0) await echoed
   } finally {
-    redis.disconnect()
+    publisher.disconnect()
+    listener.disconnect()
   }
 }
 
