@@ -5,7 +5,7 @@ import { queryRows } from '../../shared/storage/query-rows.js'
 import type { Tables } from '../../shared/storage/tables.js'
 import type { SwapKey } from '../swaps-repository.js'
 import { formatEventId, type EventId } from './event-id.js'
-import { sseFrame } from './sse-writer.js'
+import { sseFrame } from '../sse/sse-writer.js'
 
 /** One leg of a swap version stored or retracted (a row of the change feed of kind 'swap'). */
 export interface SwapChange extends SwapKey {

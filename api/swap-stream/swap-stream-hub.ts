@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http'
 import { CHANGES_READABLE_MS, type ChangeRange } from '../../shared/changes/change-feed.js'
 import { dateTime64Param } from '../../shared/platform/datetime-param.js'
 import type { Logger } from '../../shared/platform/logger.js'
+import { swapStreamClients, swapStreamsEnded } from '../../shared/platform/metrics.js'
 import type { ClickHouseClient } from '../../shared/storage/clickhouse.js'
 import { queryRows } from '../../shared/storage/query-rows.js'
 import type { Tables } from '../../shared/storage/tables.js'
@@ -10,7 +11,8 @@ import type { ServedWallets } from '../served-wallets.js'
 import type { SwapsRepository } from '../swaps-repository.js'
 import type { TokenDirectory } from '../token-directory.js'
 import { formatEventId, isAfter, positionBefore, restartPoint, type EventId } from './event-id.js'
-import { sseFrame, SseWriter } from './sse-writer.js'
+import { sseFrame } from '../sse/sse-writer.js'
+import { StreamClients, type StreamClient } from '../sse/stream-clients.js'
 import { matches, type FilterContext, type StreamFilter } from './stream-filter.js'
 import { eventsOf, readSwapChanges, type StreamEvent, type SwapChange } from './swap-events.js'
 
@@ -20,8 +22,6 @@ const POLL_MS = 100
 const CHUNK_ROWS = 20_000
 /** What a client waits before reconnecting (the SSE `retry` field). */
 const RETRY_MS = 1_000
-/** How long a client with more than maxPendingBytes waiting has to take them before the next run of events is written, or be closed. */
-const SLOW_CLIENT_WAIT_MS = 1_000
 /** How long a client sent its backlog (resuming) may take nothing before it is closed. */
 const BACKLOG_STALL_MS = 10_000
 
@@ -48,12 +48,8 @@ const RESTART_MESSAGES: Record<RestartReason, string> = {
   feed_restarted: "the store's change feed started again: the stream starts again from now",
 }
 
-interface Client {
-  writer: SseWriter
+interface Client extends StreamClient {
   filter: StreamFilter
-  /** While it catches up from its Last-Event-ID: the live frames for after it. */
-  waiting: string[] | null
-  waitingBytes: number
   /** A resume point beyond this hub's position (seen on another API process): live events up to it are not sent again. */
   after: EventId | null
 }
@@ -72,16 +68,17 @@ interface Client {
  * it in time. So a client costs at most the bound plus one run.
  */
 export class SwapStreamHub {
-  private readonly clients = new Set<Client>()
+  private readonly clients: StreamClients<Client>
   private position: number | null = null
   private reading: FeedReading | null = null
   private starting: Promise<void> | null = null
   private timer: NodeJS.Timeout | null = null
-  private heartbeat: NodeJS.Timeout | null = null
   private closed = false
   private failing = false
 
-  constructor(private readonly deps: SwapStreamDeps) {}
+  constructor(private readonly deps: SwapStreamDeps) {
+    this.clients = new StreamClients({ heartbeatMs: deps.heartbeatMs, maxPendingBytes: deps.maxPendingBytes, meters: { clients: swapStreamClients, ended: swapStreamsEnded } })
+  }
 
   /**
    * Streams to `res` from now, or after `resume`. A resume point the feed can no longer
@@ -105,7 +102,7 @@ export class SwapStreamHub {
     if (res.closed) return
     const joinedAt = this.position
     const client: Client = {
-      writer: new SseWriter(res, this.deps.maxPendingBytes, () => this.leave(client)),
+      writer: this.clients.writer(res, () => this.leave(client)),
       filter,
       waiting: null,
       waitingBytes: 0,
@@ -131,7 +128,7 @@ export class SwapStreamHub {
   /** Ends every stream (with a `closed` event) and stops polling: the server is shutting down. */
   close(): void {
     this.closed = true
-    for (const client of [...this.clients]) client.writer.close('shutdown', 'the server is shutting down: reconnect to resume')
+    this.clients.closeAll()
     this.stop()
   }
 
@@ -146,15 +143,13 @@ export class SwapStreamHub {
     this.reading = reading
     this.position = reading.position
     this.schedule()
-    this.heartbeat = setInterval(() => {
-      for (const client of this.clients) if (!client.writer.tooSlow) client.writer.comment('heartbeat')
-    }, this.deps.heartbeatMs)
+    this.clients.startHeartbeats()
   }
 
   private stop(): void {
     if (this.timer !== null) clearTimeout(this.timer)
-    if (this.heartbeat !== null) clearInterval(this.heartbeat)
-    this.timer = this.heartbeat = null
+    this.clients.stopHeartbeats()
+    this.timer = null
     this.position = this.reading = null
   }
 
@@ -191,17 +186,17 @@ export class SwapStreamHub {
       const frame = resetFrame('feed_restarted', reading.position)
       for (const client of this.clients) {
         client.after = null
-        this.send(client, frame)
+        this.clients.send(client, frame)
       }
       this.position = reading.position
     } else if (reading.versions.swap !== last.versions.swap) {
       const context = await this.context()
       await this.eachBatch({ from: this.position!, to: reading.position }, async (events, upTo) => {
-        await this.closeSlowClients()
+        await this.clients.closeSlow()
         for (const client of this.clients) {
           for (const event of events) {
             if (client.after !== null && !isAfter(event.id, client.after)) continue
-            if (matches(client.filter, event.subject, context) && !this.send(client, event.frame)) break
+            if (matches(client.filter, event.subject, context) && !this.clients.send(client, event.frame)) break
           }
           if (client.after !== null && client.after.block <= upTo) client.after = null
         }
@@ -209,16 +204,6 @@ export class SwapStreamHub {
       })
     } else this.position = reading.position
     this.reading = reading
-  }
-
-  /** Closes the live clients that do not bring what waits for them under the bound within SLOW_CLIENT_WAIT_MS. */
-  private async closeSlowClients(): Promise<void> {
-    const behind = [...this.clients].filter((c) => c.waiting === null && c.writer.tooSlow)
-    if (behind.length === 0) return
-    let timer: NodeJS.Timeout | undefined
-    await Promise.race([Promise.all(behind.map((c) => c.writer.drained())), new Promise((resolve) => (timer = setTimeout(resolve, SLOW_CLIENT_WAIT_MS)))])
-    clearTimeout(timer)
-    for (const client of behind) client.writer.closeIfTooSlow()
   }
 
   /** A resuming client's events after `after`, up to where it joined; backpressure rather than a close while it reads them. */
@@ -231,18 +216,6 @@ export class SwapStreamHub {
         await client.writer.writePaced(event.frame, BACKLOG_STALL_MS)
       }
     })
-  }
-
-  /** The live frames of a client catching up wait; past the bound, it is closed as slow. */
-  private send(client: Client, frame: string): boolean {
-    if (client.waiting === null) return client.writer.write(frame)
-    client.waiting.push(frame)
-    client.waitingBytes += frame.length
-    if (client.waitingBytes > this.deps.maxPendingBytes) {
-      client.writer.closeAsSlow()
-      return false
-    }
-    return true
   }
 
   private async context(): Promise<FilterContext> {

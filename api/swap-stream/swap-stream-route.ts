@@ -2,7 +2,7 @@ import { Router } from 'express'
 import { parseRequest } from '../contract/request-parsing.js'
 import { badRequest, HttpError, notFound, SERVICE_UNAVAILABLE_MESSAGE } from '../http-error.js'
 import { parseEventId, type EventId } from './event-id.js'
-import { EVENT_STREAM_HEADERS } from './sse-writer.js'
+import { EVENT_STREAM_HEADERS } from '../sse/sse-writer.js'
 import { LAST_EVENT_ID_MESSAGE, NOT_ON_A_CLUSTER_MESSAGE, streamSwaps } from './stream-endpoint.js'
 import type { SwapStreamHub } from './swap-stream-hub.js'
 

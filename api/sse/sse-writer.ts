@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http'
-import { swapStreamClients, swapStreamsEnded } from '../../shared/platform/metrics.js'
+import type { Counter, Gauge } from 'prom-client'
 
 /** How long an ended stream's connection may take to accept its last bytes before it is cut. */
 const END_GRACE_MS = 10_000
@@ -21,6 +21,12 @@ export const EVENT_STREAM_HEADERS = {
   Connection: 'close',
 } as const
 
+/** What a stream's writers count in GET /metrics: the open streams, and those the server ended by reason. */
+export interface StreamMeters {
+  clients: Gauge
+  ended: Counter<'reason'>
+}
+
 /**
  * A Server-Sent Events response. Frames are written as they come; the bytes the connection
  * has not taken yet (res.writableLength) are what the client costs the server, and its
@@ -32,9 +38,10 @@ export class SseWriter {
   constructor(
     private readonly res: ServerResponse,
     private readonly maxPendingBytes: number,
+    private readonly meters: StreamMeters,
     private readonly onEnd: () => void,
   ) {
-    swapStreamClients.inc()
+    meters.clients.inc()
     res.once('close', () => this.finish())
   }
 
@@ -110,7 +117,7 @@ export class SseWriter {
     if (this.ended) return
     this.res.write(sseFrame('closed', JSON.stringify({ reason, message })))
     this.res.end()
-    swapStreamsEnded.inc({ reason })
+    this.meters.ended.inc({ reason })
     const cut = setTimeout(() => this.res.destroy(), END_GRACE_MS)
     cut.unref()
     this.res.once('close', () => clearTimeout(cut))
@@ -120,7 +127,7 @@ export class SseWriter {
   private finish(): void {
     if (this.ended) return
     this.ended = true
-    swapStreamClients.dec()
+    this.meters.clients.dec()
     this.onEnd()
   }
 }
