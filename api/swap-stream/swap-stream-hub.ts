@@ -3,7 +3,7 @@ import { CHANGES_READABLE_MS, type ChangeRange } from '../../shared/changes/chan
 import { dateTime64Param } from '../../shared/platform/datetime-param.js'
 import type { Logger } from '../../shared/platform/logger.js'
 import { swapStreamClients, swapStreamsEnded } from '../../shared/platform/metrics.js'
-import type { ClickHouseClient } from '../../shared/storage/clickhouse.js'
+import { embeddedWritesEnded, type ClickHouseClient } from '../../shared/storage/clickhouse.js'
 import { queryRows } from '../../shared/storage/query-rows.js'
 import type { Tables } from '../../shared/storage/tables.js'
 import type { FeedReading, FeedWatch } from '../feed-watch.js'
@@ -20,6 +20,10 @@ import { eventsOf, readSwapChanges, type StreamEvent, type SwapChange } from './
 const POLL_MS = 100
 /** Change rows read at a time (whole blocks: one block larger than this is read whole). */
 const CHUNK_ROWS = 20_000
+/** How often a live read also reads the feed's position, to see a restarted counter. */
+const FEED_CHECK_MS = 5_000
+/** The top of a range read up to whatever is committed. */
+const OPEN_END = Number.MAX_SAFE_INTEGER
 /** What a client waits before reconnecting (the SSE `retry` field). */
 const RETRY_MS = 1_000
 /** How long a client sent its backlog (resuming) may take nothing before it is closed. */
@@ -56,10 +60,9 @@ interface Client extends StreamClient {
 
 /**
  * GET /stream/swaps for one API process: one poller however many clients. While clients are
- * connected it reads the change feed every POLL_MS (through FeedWatch, which the other
- * readers of the process share), turns the swap changes since its last read into events
- * (swap-events.ts), serializes each once, and writes it to every client whose filter it
- * passes. `position` is what every live client has been sent up to; a resuming client reads
+ * connected it reads the swap changes after its position every POLL_MS (readOn), turns them
+ * into events (swap-events.ts), serializes each once, and writes each client the run's
+ * frames its filter passes in one write. `position` is what every live client has been sent up to; a resuming client reads
  * from its Last-Event-ID up to the position at which it joined, then goes live.
  *
  * A client is closed as too slow when more than maxPendingBytes still wait for it
@@ -73,6 +76,12 @@ export class SwapStreamHub {
   private reading: FeedReading | null = null
   private starting: Promise<void> | null = null
   private timer: NodeJS.Timeout | null = null
+  private nextFeedCheck = 0
+  /** Embedded: the writes ended when the last live read started (embeddedWritesEnded). */
+  private writesAtLastRead: number | null = null
+  /** The clients by the wallet they follow, and those following none: an event is judged only for its wallet's and the unfiltered. */
+  private readonly byWallet = new Map<string, Set<Client>>()
+  private readonly unfiltered = new Set<Client>()
   private closed = false
   private failing = false
 
@@ -110,6 +119,7 @@ export class SwapStreamHub {
     }
     client.writer.open(RETRY_MS)
     this.clients.add(client)
+    this.followers(client).add(client)
     if (restart !== null) client.writer.write(resetFrame(restart, joinedAt))
     else if (resume !== null && client.after === null) {
       client.waiting = []
@@ -142,6 +152,8 @@ export class SwapStreamHub {
     const reading = await this.deps.feed.read()
     this.reading = reading
     this.position = reading.position
+    this.nextFeedCheck = Date.now() + FEED_CHECK_MS
+    this.writesAtLastRead = null
     this.schedule()
     this.clients.startHeartbeats()
   }
@@ -155,6 +167,17 @@ export class SwapStreamHub {
 
   private leave(client: Client): void {
     this.clients.delete(client)
+    const followers = this.followers(client)
+    followers.delete(client)
+    if (followers.size === 0 && client.filter.wallet !== undefined) this.byWallet.delete(client.filter.wallet)
+  }
+
+  private followers(client: Client): Set<Client> {
+    const wallet = client.filter.wallet
+    if (wallet === undefined) return this.unfiltered
+    let set = this.byWallet.get(wallet)
+    if (set === undefined) this.byWallet.set(wallet, (set = new Set()))
+    return set
   }
 
   private schedule(): void {
@@ -178,32 +201,57 @@ export class SwapStreamHub {
     else this.schedule()
   }
 
-  /** Sends every live client the events up to the feed's position now. */
+  /**
+   * Sends every live client the swap changes committed since the last read. Number order is
+   * commit order on one node (docs/decisions/0013), so the changes after `position` are read
+   * without taking the feed's position first: one query fewer per read, on an embedded engine
+   * that runs one query at a time. Embedded, a read is skipped while no write has ended since
+   * the last one started. Every FEED_CHECK_MS the feed itself is read, for a restarted counter.
+   */
   private async readOn(): Promise<void> {
-    const last = this.reading!
-    const reading = await this.deps.feed.read()
-    if (reading.epoch !== last.epoch || reading.position < this.position!) {
-      const frame = resetFrame('feed_restarted', reading.position)
-      for (const client of this.clients) {
-        client.after = null
-        this.clients.send(client, frame)
-      }
-      this.position = reading.position
-    } else if (reading.versions.swap !== last.versions.swap) {
-      const context = await this.context()
-      await this.eachBatch({ from: this.position!, to: reading.position }, async (events, upTo) => {
-        await this.clients.closeSlow()
+    if (Date.now() >= this.nextFeedCheck) {
+      this.nextFeedCheck = Date.now() + FEED_CHECK_MS
+      const last = this.reading!
+      const reading = await this.deps.feed.read()
+      this.reading = reading
+      if (reading.epoch !== last.epoch || reading.position < this.position!) {
+        const frame = resetFrame('feed_restarted', reading.position)
         for (const client of this.clients) {
-          for (const event of events) {
-            if (client.after !== null && !isAfter(event.id, client.after)) continue
-            if (matches(client.filter, event.subject, context) && !this.clients.send(client, event.frame)) break
-          }
-          if (client.after !== null && client.after.block <= upTo) client.after = null
+          client.after = null
+          this.clients.send(client, frame)
         }
-        this.position = upTo
-      })
-    } else this.position = reading.position
-    this.reading = reading
+        this.position = reading.position
+        return
+      }
+    }
+    const writes = embeddedWritesEnded(this.deps.clickhouse)
+    if (writes !== null && writes === this.writesAtLastRead) return
+    this.writesAtLastRead = writes
+    const context = await this.context()
+    await this.eachBatch({ from: this.position!, to: null }, async (events, upTo) => {
+      await this.clients.closeSlow()
+      this.fanOut(events, context)
+      for (const client of this.clients) if (client.after !== null && client.after.block <= upTo) client.after = null
+      this.position = upTo
+    })
+  }
+
+  /** Each client's frames of a run of events, written at once: one write per client and run. */
+  private fanOut(events: readonly StreamEvent[], context: FilterContext): void {
+    const frames = new Map<Client, string[]>()
+    for (const event of events) {
+      for (const clients of [this.unfiltered, this.byWallet.get(event.subject.wallet)]) {
+        if (clients === undefined) continue
+        for (const client of clients) {
+          if (client.after !== null && !isAfter(event.id, client.after)) continue
+          if (!matches(client.filter, event.subject, context)) continue
+          const own = frames.get(client)
+          if (own === undefined) frames.set(client, [event.frame])
+          else own.push(event.frame)
+        }
+      }
+    }
+    for (const [client, own] of frames) this.clients.send(client, own.join(''))
   }
 
   /** A resuming client's events after `after`, up to where it joined; backpressure rather than a close while it reads them. */
@@ -225,14 +273,20 @@ export class SwapStreamHub {
     return { served, tracked, addressesOf: (id, addressShaped) => this.deps.directory.addressesForTokenId(id, addressShaped) }
   }
 
-  /** The events of `range`, a run of whole blocks at a time, each run with the position it reaches. */
-  private async eachBatch(range: ChangeRange, send: (events: StreamEvent[], upTo: number) => void | Promise<void>): Promise<void> {
+  /**
+   * The events of `range`, a run of whole blocks at a time, each run with the position it
+   * reaches. A range open at the top (`to` null) ends with the last change committed.
+   */
+  private async eachBatch(range: { from: number; to: number | null }, send: (events: StreamEvent[], upTo: number) => void | Promise<void>): Promise<void> {
     const { clickhouse, tables, swaps } = this.deps
+    const to = range.to ?? OPEN_END
     let from = range.from
-    while (from < range.to) {
-      let changes: SwapChange[] = await readSwapChanges(clickhouse, tables, { from, to: range.to }, CHUNK_ROWS)
-      let upTo = range.to
-      if (changes.length === CHUNK_ROWS) {
+    while (from < to) {
+      let changes: SwapChange[] = await readSwapChanges(clickhouse, tables, { from, to }, CHUNK_ROWS)
+      if (range.to === null && changes.length === 0) return
+      const full = changes.length === CHUNK_ROWS
+      let upTo = range.to ?? changes.at(-1)!.block
+      if (full) {
         // The last block may go on past the limit: it is read with the next run, or alone if it fills this one.
         const lastBlock = changes.at(-1)!.block
         const alone = changes[0]!.block === lastBlock
@@ -241,6 +295,7 @@ export class SwapStreamHub {
       }
       await send(await eventsOf(changes, (keys) => swaps.atKeys(keys)), upTo)
       from = upTo
+      if (range.to === null && !full) return
     }
   }
 
