@@ -133,7 +133,7 @@ describe('alerts', () => {
       trackedWalletsFile: null,
       pollMs: 50,
       retries: { attempts: 6, backoffMs: 100 },
-      sender: { orderWaitMs: 30, timeoutMs: 2_000 },
+      sender: { timeoutMs: 2_000 },
     })
     // Its first step starts at the feed's head: wait for it, so the swaps below come after.
     await waitFor('the evaluator to start', async () => {
