@@ -67,6 +67,7 @@ export class TokenDirectory {
   private loaded = 0
   private waiters: Array<{ upTo: number; resolve: () => void }> = []
   private subscriberDown = false
+  private reloads = 0
 
   private constructor(private readonly options: TokenDirectoryOptions) {
     this.channel = tokensChangedChannel(options.redisPrefix)
@@ -120,6 +121,11 @@ export class TokenDirectory {
 
   get size(): number {
     return this.index.size
+  }
+
+  /** Grows with every reload: what was built from the directory at one version may be kept until it moves. */
+  get version(): number {
+    return this.reloads
   }
 
   /**
@@ -198,6 +204,7 @@ export class TokenDirectory {
         try {
           if (all) this.index.replaceAll(await this.loadAll())
           else this.index.apply(addresses, await this.load(addresses))
+          this.reloads++
         } catch (err) {
           // Served as it was; the next periodic reload catches up.
           this.options.logger.warn('token directory: reload failed', { err, all, addresses: addresses.length })
