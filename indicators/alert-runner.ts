@@ -21,6 +21,8 @@ export interface AlertsDeps {
   pollMs?: number
   retries?: DeliveryRetries
   sender?: AlertSenderOptions
+  /** A delivery's lock duration (ALERT_DELIVERY_STALLED_MS). */
+  stalledMs?: number
 }
 
 /** The alerts in the indicators role: the change-feed evaluator and the webhook delivery worker. */
@@ -28,7 +30,7 @@ export function startAlerts(deps: AlertsDeps): { stop(): Promise<void> } {
   const rules = new AlertRulesStore(deps.clickhouse, deps.tables)
   const queue = deps.queues.queue(QueueNames.alertDeliveries) as unknown as AlertDeliveriesQueue
   const retries = deps.retries ?? DEFAULT_DELIVERY_RETRIES
-  const worker = startAlertDeliveryWorker(deps.queues, queue, rules, deps.sender)
+  const worker = startAlertDeliveryWorker(deps.queues, queue, rules, { ...deps.sender, stalledMs: deps.stalledMs })
   const evaluator = startAlertEvaluator({
     clickhouse: deps.clickhouse,
     tables: deps.tables,

@@ -65,7 +65,14 @@ export async function startIndicatorsRole(runtime: Runtime, options: { clock?: (
           intervalMs: config.smartMoney.trackedSetRefreshMs,
         })
       : null
-  const alerts = startAlerts({ clickhouse: runtime.clickhouse, tables: runtime.tables, logger, queues, trackedWalletsFile: config.smartMoney.trackedWalletsFile })
+  const alerts = startAlerts({
+    clickhouse: runtime.clickhouse,
+    tables: runtime.tables,
+    logger,
+    queues,
+    trackedWalletsFile: config.smartMoney.trackedWalletsFile,
+    stalledMs: config.indicators.alertDeliveryStalledMs,
+  })
   logger.info('indicator engine started', { scheduleDelayMs: config.indicators.scheduleDelayMs })
   return {
     name: 'indicators',

@@ -81,6 +81,7 @@ export const envSchema = z.object({
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).default(15_000).describe('Forced exit when a graceful stop (or the drain after a crash) takes longer'),
 
   INDICATORS_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2).describe('Indicator jobs a process handles at once'),
+  ALERT_DELIVERY_STALLED_MS: z.coerce.number().int().min(1_000).default(30_000).describe("An alert webhook delivery's lock duration: one in flight in a dead process is sent again (same `webhook-id`) after about twice this"),
   TA_ON_DEMAND_WAIT_MS: z.coerce.number().int().min(0).default(5_000).describe('How long GET /technical-analysis waits for an on-demand computation'),
   TA_NEGATIVE_CACHE_MS: z.coerce.number().int().min(0).default(30_000).describe("How long an API process remembers that a token's on-demand computation found no candles (0: not at all)"),
   INDICATORS_SCHEDULE_DELAY_MS: z.coerce.number().int().min(0).default(60_000).describe('Delay after each UTC 4-hour boundary before the scheduled `advance` runs'),
@@ -171,6 +172,7 @@ export interface Config {
     negativeCacheMs: number
     scheduleDelayMs: number
     candleRefreshMs: number
+    alertDeliveryStalledMs: number
   }
   tokenDirectory: { refreshMs: number }
   /** Who is smart money: the listed wallets' file, the selection rules, the statistics' refresh. */
@@ -285,6 +287,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       negativeCacheMs: e.TA_NEGATIVE_CACHE_MS,
       scheduleDelayMs: e.INDICATORS_SCHEDULE_DELAY_MS,
       candleRefreshMs: e.CANDLE_REFRESH_MS,
+      alertDeliveryStalledMs: e.ALERT_DELIVERY_STALLED_MS,
     },
     tokenDirectory: { refreshMs: e.TOKEN_DIRECTORY_REFRESH_MS },
     smartMoney: {
