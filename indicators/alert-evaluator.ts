@@ -1,6 +1,7 @@
 import { feedPosition } from '../shared/changes/change-feed.js'
 import { evaluateAlerts, type AlertEvaluationDeps } from '../shared/alerts/alert-evaluation.js'
 import type { Logger } from '../shared/platform/logger.js'
+import { startPeriodic } from './periodic-task.js'
 
 export interface AlertEvaluatorDeps extends AlertEvaluationDeps {
   logger: Logger
@@ -16,9 +17,6 @@ export interface AlertEvaluatorDeps extends AlertEvaluationDeps {
  * next check tries again.
  */
 export function startAlertEvaluator(deps: AlertEvaluatorDeps): { stop(): Promise<void> } {
-  let stopped = false
-  let timer: NodeJS.Timeout | undefined
-  let running: Promise<void> = Promise.resolve()
   let seen = -1
 
   const tick = async () => {
@@ -34,18 +32,5 @@ export function startAlertEvaluator(deps: AlertEvaluatorDeps): { stop(): Promise
       deps.logger.warn('alert evaluation failed', { err })
     }
   }
-  const schedule = () => {
-    if (stopped) return
-    timer = setTimeout(() => {
-      running = tick().finally(schedule)
-    }, deps.pollMs)
-  }
-  if (deps.pollMs > 0) schedule()
-  return {
-    async stop() {
-      stopped = true
-      if (timer) clearTimeout(timer)
-      await running
-    },
-  }
+  return startPeriodic(deps.pollMs, tick)
 }

@@ -6,6 +6,7 @@ import { IndicatorJobNames } from '../shared/platform/queues.js'
 import type { Tables } from '../shared/storage/tables.js'
 import { closedChanges } from './engine.js'
 import type { IndicatorQueue } from './indicator-queue.js'
+import { startPeriodic } from './periodic-task.js'
 
 export interface CandleRefresherDeps {
   clickhouse: ClickHouseClient
@@ -28,9 +29,6 @@ const TOKENS_PER_JOB = 500
  */
 export function startCandleRefresher(deps: CandleRefresherDeps): { stop(): Promise<void> } {
   const clock = deps.clock ?? Date.now
-  let stopped = false
-  let timer: NodeJS.Timeout | undefined
-  let running: Promise<void> = Promise.resolve()
 
   const tick = async () => {
     try {
@@ -48,18 +46,5 @@ export function startCandleRefresher(deps: CandleRefresherDeps): { stop(): Promi
       deps.logger.warn('candle refresh failed', { err })
     }
   }
-  const schedule = () => {
-    if (stopped) return
-    timer = setTimeout(() => {
-      running = tick().finally(schedule)
-    }, deps.intervalMs)
-  }
-  if (deps.intervalMs > 0) schedule()
-  return {
-    async stop() {
-      stopped = true
-      if (timer) clearTimeout(timer)
-      await running
-    },
-  }
+  return startPeriodic(deps.intervalMs, tick)
 }

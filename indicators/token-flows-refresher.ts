@@ -2,6 +2,7 @@ import type { Logger } from '../shared/platform/logger.js'
 import type { ClickHouseClient } from '../shared/storage/clickhouse.js'
 import type { Tables } from '../shared/storage/tables.js'
 import { refreshTokenFlows } from '../shared/token-flows/token-flows-refresh.js'
+import { startPeriodic } from './periodic-task.js'
 
 export interface TokenFlowsRefresherDeps {
   clickhouse: ClickHouseClient
@@ -17,9 +18,6 @@ export interface TokenFlowsRefresherDeps {
  * One refresh at a time; an error is logged and the next tick tries again.
  */
 export function startTokenFlowsRefresher(deps: TokenFlowsRefresherDeps): { stop(): Promise<void> } {
-  let stopped = false
-  let timer: NodeJS.Timeout | undefined
-  let running: Promise<void> = Promise.resolve()
 
   const tick = async () => {
     try {
@@ -29,18 +27,5 @@ export function startTokenFlowsRefresher(deps: TokenFlowsRefresherDeps): { stop(
       deps.logger.warn('token flows refresh failed', { err })
     }
   }
-  const schedule = () => {
-    if (stopped) return
-    timer = setTimeout(() => {
-      running = tick().finally(schedule)
-    }, deps.intervalMs)
-  }
-  if (deps.intervalMs > 0) schedule()
-  return {
-    async stop() {
-      stopped = true
-      if (timer) clearTimeout(timer)
-      await running
-    },
-  }
+  return startPeriodic(deps.intervalMs, tick)
 }

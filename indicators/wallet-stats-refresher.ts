@@ -4,6 +4,7 @@ import type { Tables } from '../shared/storage/tables.js'
 import { updateWalletStats } from '../shared/smart-money/incremental-run.js'
 import { anySwapChangesSince } from '../shared/smart-money/run-changes.js'
 import { latestWalletStatsRun, storeWalletStats } from '../shared/smart-money/store-wallet-stats.js'
+import { startPeriodic } from './periodic-task.js'
 
 export interface WalletStatsRefresherDeps {
   clickhouse: ClickHouseClient
@@ -25,9 +26,6 @@ export interface WalletStatsRefresherDeps {
  */
 export function startWalletStatsRefresher(deps: WalletStatsRefresherDeps): { stop(): Promise<void> } {
   const clock = deps.clock ?? Date.now
-  let stopped = false
-  let timer: NodeJS.Timeout | undefined
-  let running: Promise<void> = Promise.resolve()
 
   const tick = async () => {
     try {
@@ -45,18 +43,5 @@ export function startWalletStatsRefresher(deps: WalletStatsRefresherDeps): { sto
       deps.logger.warn('wallet statistics refresh failed', { err })
     }
   }
-  const schedule = (delay: number) => {
-    if (stopped) return
-    timer = setTimeout(() => {
-      running = tick().finally(() => schedule(deps.intervalMs))
-    }, delay)
-  }
-  if (deps.intervalMs > 0) schedule(deps.intervalMs)
-  return {
-    async stop() {
-      stopped = true
-      if (timer) clearTimeout(timer)
-      await running
-    },
-  }
+  return startPeriodic(deps.intervalMs, tick)
 }
