@@ -43,18 +43,20 @@ const changedBuckets = (t: Tables, tokenFilter: string) =>
  * token's changes (what a reader needs before reading it), and nothing is recorded;
  * without, every change, and the position reached is recorded so the next refresh starts
  * there. Idempotent: running it twice, or in two processes at once, stores the same
- * candles (a recomputation is versioned by when it started reading, so the later read wins).
+ * candles (a recomputation is versioned by when it took the feed's position, so the later read wins).
  */
 export async function refreshCandles(
   clickhouse: ClickHouseClient,
   tables: Tables,
   options: { token?: string } = {},
 ): Promise<CandleRefreshResult> {
-  const startedAt = Date.now()
   const recorded = await recordedPosition(clickhouse, tables, CONSUMER)
   // Never recorded within the feed's retention: every token with candles, swaps or prices is changed whole.
   if (recorded === null && options.token === undefined) await markEveryTokenChanged(clickhouse, tables)
   const range = await changesSince(clickhouse, tables, recorded ?? 0)
+  // Stamped after the position is taken: of two refreshes at once, the one whose rows win
+  // read to the higher position (as token-flows-refresh.ts does).
+  const readAt = Date.now()
   const tokenFilter = options.token === undefined ? '1' : 'token = {token:String}'
   const buckets = changedBuckets(tables, tokenFilter)
   const summary = await first<ChangeSummary>(
@@ -74,7 +76,7 @@ export async function refreshCandles(
     await record()
     return result
   }
-  const params = { ...changeRangeParams(range), token: options.token ?? '', computedAt: startedAt }
+  const params = { ...changeRangeParams(range), token: options.token ?? '', computedAt: readAt }
   const marks = `token IN ${listSet('tokens')}`
 
   if (summary.hourTokens.length > 0) {
