@@ -28,8 +28,9 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     reporters: ['default', './test/support/slowest-files-reporter.ts'],
-    // One directory of saved devnet deployments per run: each market is deployed once, then loaded.
-    globalSetup: ['./test/support/devnet-state-setup.ts'],
+    // One directory of saved devnet deployments per run: each market is deployed once, then
+    // loaded; one for the workers' embedded stores, removed with whatever a worker left.
+    globalSetup: ['./test/support/devnet-state-setup.ts', './test/support/test-stores-setup.ts'],
     projects: [
       {
         extends: true,

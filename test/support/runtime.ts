@@ -6,6 +6,7 @@ import { loadConfig, type Config } from '../../shared/platform/config.js'
 import { openRuntime } from '../../shared/bootstrap.js'
 import { createRedis, deleteKeysWithPrefix } from '../../shared/platform/redis.js'
 import type { Runtime } from '../../shared/runtime.js'
+import { TEST_STORES_DIR } from './test-stores-setup.js'
 
 /**
  * Test isolation: one embedded ClickHouse data directory per test process (chDB allows
@@ -15,7 +16,7 @@ let processDataDir: string | undefined
 
 export function testDataDir(): string {
   if (!processDataDir) {
-    processDataDir = mkdtempSync(join(tmpdir(), 'smartmoney-test-'))
+    processDataDir = mkdtempSync(join(process.env[TEST_STORES_DIR] ?? tmpdir(), 'smartmoney-test-'))
     const dir = processDataDir
     process.once('exit', () => rmSync(dir, { recursive: true, force: true }))
   }
