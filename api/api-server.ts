@@ -62,7 +62,7 @@ export async function startApiServer(runtime: Runtime, port: number, host?: stri
     tokenDirectory,
     seriesCaching: { maxAgeS: config.httpApi.closedSeriesMaxAgeS, shared: config.httpApi.apiKeys.length === 0 },
     smartMoney: config.smartMoney,
-    swapStream: { ...config.swapStream, offered: config.storage.cluster === null },
+    streams: { ...config.swapStream, offered: config.storage.cluster === null },
     closing: closing.signal,
   })
   const health = healthRouter({

@@ -1,5 +1,5 @@
 import express, { type Express } from 'express'
-import type { ClickHouseClient } from '../shared/storage/clickhouse.js'
+import { embeddedWritesEnded, type ClickHouseClient } from '../shared/storage/clickhouse.js'
 import type { Config } from '../shared/platform/config.js'
 import { TrackedWalletsFile } from '../shared/smart-money/tracked-wallets-file.js'
 import type { Logger } from '../shared/platform/logger.js'
@@ -38,6 +38,8 @@ import { swapStreamRouter } from './swap-stream/swap-stream-route.js'
 import { trackedAddresses } from './swap-stream/stream-tracked-wallets.js'
 import { alertsRouter } from './alerts-routes.js'
 import { AlertFiringsStore } from '../shared/alerts/alert-firings-store.js'
+import { AlertStreamHub } from './alert-stream/alert-stream-hub.js'
+import { alertStreamRouter } from './alert-stream/alert-stream-route.js'
 
 export interface ApiDeps {
   clickhouse: ClickHouseClient
@@ -53,8 +55,8 @@ export interface ApiDeps {
   seriesCaching: SeriesCachePolicy
   /** The tracked-wallets file and the selection rules (GET /wallets, /wallets/:address, /smart-money/rules). */
   smartMoney: Pick<Config['smartMoney'], 'trackedWalletsFile' | 'rules' | 'servedWallets'>
-  /** GET /stream/swaps's heartbeat and slow-client bound; not offered on a cluster, whose feed positions are per shard. */
-  swapStream: Config['swapStream'] & { offered: boolean }
+  /** GET /stream/swaps's and /stream/alerts's heartbeat and slow-client bound; not offered on a cluster, whose positions are per shard. */
+  streams: Config['swapStream'] & { offered: boolean }
   /** Aborted when the server shuts down: the live streams end. */
   closing: AbortSignal
 }
@@ -73,7 +75,9 @@ export function createApp(deps: ApiDeps): Express {
   const refreshGate = new CandleRefreshGate(feed)
   const servedWallets = new ServedWallets(deps.clickhouse, deps.tables, deps.smartMoney.servedWallets)
   const trackedSet = screenerTrackedSet(new SmartMoneyRepository(deps.clickhouse, deps.tables), new TrackedWalletsFile(deps.smartMoney.trackedWalletsFile), deps.smartMoney.rules)
-  const swapStream = deps.swapStream.offered
+  const streamSettings = { heartbeatMs: deps.streams.heartbeatMs, maxPendingBytes: deps.streams.maxPendingBytes, logger: deps.logger }
+  const alertFirings = new AlertFiringsStore(deps.clickhouse, deps.tables)
+  const swapStream = deps.streams.offered
     ? new SwapStreamHub({
         clickhouse: deps.clickhouse,
         tables: deps.tables,
@@ -82,11 +86,20 @@ export function createApp(deps: ApiDeps): Express {
         directory,
         served: servedWallets,
         tracked: trackedAddresses(trackedSet),
-        ...deps.swapStream,
-        logger: deps.logger,
+        ...streamSettings,
       })
     : null
-  deps.closing.addEventListener('abort', () => swapStream?.close(), { once: true })
+  const alertStream = deps.streams.offered
+    ? new AlertStreamHub({ firings: alertFirings, writesEnded: () => embeddedWritesEnded(deps.clickhouse), ...streamSettings })
+    : null
+  deps.closing.addEventListener(
+    'abort',
+    () => {
+      swapStream?.close()
+      alertStream?.close()
+    },
+    { once: true },
+  )
 
   const app = express()
   // The server runs this app's router in its own app (root-app.ts), whose settings apply:
@@ -118,7 +131,8 @@ export function createApp(deps: ApiDeps): Express {
       }),
       technicalAnalysisHistoryRouter({ clickhouse: deps.clickhouse, tables: deps.tables, directory, tokens, caching: deps.seriesCaching, refreshGate }),
       technicalAnalysisRouter({ directory, tokens, redis: deps.redis, redisPrefix: deps.redisPrefix, onDemand: deps.onDemand }),
-      alertsRouter(new AlertFiringsStore(deps.clickhouse, deps.tables)),
+      alertsRouter(alertFirings),
+      alertStreamRouter(alertStream),
     ),
   )
   app.use(unknownRoute)

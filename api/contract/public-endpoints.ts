@@ -1,5 +1,6 @@
 import type { Endpoint } from './endpoint.js'
 import { listAlerts } from './endpoints/alerts.js'
+import { streamAlerts } from '../alert-stream/alert-stream-endpoint.js'
 import { getHolding, listHoldings, listTokenHoldings } from './endpoints/holdings.js'
 import { health, metrics, ready } from './endpoints/operator.js'
 import { getSwap, listSwaps, listWalletSwaps } from './endpoints/swaps.js'
@@ -31,6 +32,7 @@ export const PUBLIC_ENDPOINTS: readonly Endpoint[] = [
   getTechnicalAnalysis,
   listTechnicalAnalysisHistory,
   listAlerts,
+  streamAlerts,
   health,
   ready,
   metrics,

@@ -26,13 +26,16 @@ export interface AlertFiring {
   retracted_at: number | null
 }
 
+/** What every firing id starts with; 32 hexadecimal digits follow. */
+export const FIRING_ID_PREFIX = 'alert_'
+
 /**
  * A firing's id, from the rule and what fired: the swap for wallet_trade, the token and the
  * window's start for a windowed kind. The same changes read again give the same ids.
  */
 export function firingId(ruleId: string, what: { swap: AlertSwap } | { token: string; windowStart: number }): string {
   const subject = 'swap' in what ? `swap\n${swapKey(what.swap)}` : `window\n${what.token}\n${what.windowStart}`
-  return `alert_${createHash('sha256').update(`${ruleId}\n${subject}`).digest('hex').slice(0, 32)}`
+  return `${FIRING_ID_PREFIX}${createHash('sha256').update(`${ruleId}\n${subject}`).digest('hex').slice(0, 32)}`
 }
 
 /** A firing as GET /alerts and the webhooks show it. */

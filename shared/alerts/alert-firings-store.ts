@@ -1,3 +1,4 @@
+import { blockPosition } from '../changes/change-feed.js'
 import { dateTime64Param } from '../platform/datetime-param.js'
 import type { ClickHouseClient } from '../storage/clickhouse.js'
 import { listSet } from '../storage/list-param.js'
@@ -12,6 +13,16 @@ export interface FiringFilter {
   /** fired_at bounds in ms: since inclusive, until exclusive. */
   since?: number
   until?: number
+}
+
+/**
+ * A firing version's place in the order versions were written: the block number of the
+ * insert that wrote it, then its firing id (one insert writes a firing once). An id of ''
+ * stands before the block's first version.
+ */
+export interface FiringPlace {
+  block: number
+  id: string
 }
 
 interface FiringRow {
@@ -92,6 +103,39 @@ export class AlertFiringsStore {
       { keys: [...new Set(keys)] },
     )
     return rows.map(fromRow)
+  }
+
+  /** The highest block number of the firings' parts: every version written at or below it is visible, and none can be written there later. */
+  position(): Promise<number> {
+    return blockPosition(this.clickhouse, this.tables, this.tables.alertFirings)
+  }
+
+  /**
+   * The firing versions (a firing, then its retraction) written after the place `after` up to
+   * `upTo`, both places, `limit` at most, in the order written. Versions a merge replaced
+   * by a newer one are gone: a firing retracted since comes as its retraction alone.
+   */
+  async writtenBetween(after: FiringPlace, upTo: FiringPlace, limit: number): Promise<Array<{ place: FiringPlace; firing: AlertFiring }>> {
+    const rows = await queryRows<FiringRow & { block: string }>(
+      this.clickhouse,
+      `SELECT toString(_block_number) AS block, ${READ_LIST} FROM ${this.tables.alertFirings}
+       WHERE _block_number BETWEEN {after_block:UInt64} AND {up_block:UInt64}
+         AND (_block_number, id) > ({after_block:UInt64}, {after_id:String}) AND (_block_number, id) <= ({up_block:UInt64}, {up_id:String})
+       ORDER BY _block_number, id LIMIT {limit:UInt32}`,
+      { after_block: after.block, after_id: after.id, up_block: upTo.block, up_id: upTo.id, limit },
+    )
+    return rows.map((row) => ({ place: { block: Number(row.block), id: row.id }, firing: fromRow(row) }))
+  }
+
+  /** When the first version written after the place `after` was written (its updated_at, ms); null when none was. */
+  async firstWrittenAfter(after: FiringPlace): Promise<number | null> {
+    const [row] = await queryRows<{ at: string | null }>(
+      this.clickhouse,
+      `SELECT if(count() = 0, NULL, toString(toUnixTimestamp64Milli(min(updated_at)))) AS at FROM ${this.tables.alertFirings}
+       WHERE _block_number >= {block:UInt64} AND (_block_number, id) > ({block:UInt64}, {id:String})`,
+      { block: after.block, id: after.id },
+    )
+    return row?.at == null ? null : Number(row.at)
   }
 
   /** A page of firings, newest first, with the filter's total. */

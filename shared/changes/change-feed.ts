@@ -43,7 +43,12 @@ export function changeRangeParams(range: ChangeRange): { changes_from: number; c
  * there and not in commit order (docs/architecture.md, How change is tracked).
  */
 export async function feedPosition(clickhouse: ClickHouseClient, t: Tables): Promise<number> {
-  const table = t.changes.slice(t.database.length + 1)
+  return blockPosition(clickhouse, t, t.changes)
+}
+
+/** The highest block number of a table's parts (0 while it has none), of its local table on a cluster (`qualified`: database.table). */
+export async function blockPosition(clickhouse: ClickHouseClient, t: Tables, qualified: string): Promise<number> {
+  const table = qualified.slice(t.database.length + 1)
   const [row] = await queryRows<{ position: string }>(
     clickhouse,
     `SELECT toString(max(max_block_number)) AS position FROM system.parts

@@ -40,8 +40,8 @@ export const envSchema = z.object({
   HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(100).default(5_000).describe('An idle keep-alive connection is closed after this'),
   HTTP_MAX_CONNECTIONS: z.coerce.number().int().min(1).default(1_000).describe('Open connections at most; further ones are closed at once (logged at most once a minute)'),
   HTTP_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(5_000).describe('On shutdown, how long requests in flight may finish before every connection is closed'),
-  SWAP_STREAM_HEARTBEAT_MS: z.coerce.number().int().min(10).default(15_000).describe('GET /stream/swaps: how often an idle stream gets a heartbeat comment'),
-  SWAP_STREAM_MAX_PENDING_BYTES: z.coerce.number().int().min(1_024).default(1_048_576).describe('GET /stream/swaps: a client with more bytes than this not yet taken by its connection is sent `closed` and disconnected'),
+  SWAP_STREAM_HEARTBEAT_MS: z.coerce.number().int().min(10).default(15_000).describe('GET /stream/swaps and /stream/alerts: how often an idle stream gets a heartbeat comment'),
+  SWAP_STREAM_MAX_PENDING_BYTES: z.coerce.number().int().min(1_024).default(1_048_576).describe('GET /stream/swaps and /stream/alerts: a client with more bytes than this not yet taken by its connection is sent `closed` and disconnected'),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info').describe("pino's level: JSON lines on stderr (pretty on a terminal); one line per request at `debug`, `error` for a 5xx"),
   ADMIN_TOKEN: z
     .union([z.literal('').transform(() => undefined), z.string().regex(/^[\x21-\x7e]{16,}$/, 'must be empty or at least 16 printable characters without spaces')])
@@ -197,7 +197,7 @@ export interface HttpServerConfig {
   shutdownGraceMs: number
 }
 
-/** GET /stream/swaps (api/swap-stream/). */
+/** GET /stream/swaps (api/swap-stream/) and GET /stream/alerts (api/alert-stream/). */
 export interface SwapStreamConfig {
   heartbeatMs: number
   maxPendingBytes: number

@@ -41,3 +41,14 @@ export const swapStreamsEnded = new Counter({
   help: 'GET /stream/swaps: the streams the server ended, by reason (slow_client, shutdown, unavailable)',
   labelNames: ['reason'] as const,
 })
+
+export const alertStreamClients = new Gauge({
+  name: 'alert_stream_clients',
+  help: 'GET /stream/alerts: the streams open in this process',
+})
+
+export const alertStreamsEnded = new Counter({
+  name: 'alert_stream_ended_total',
+  help: 'GET /stream/alerts: the streams the server ended, by reason (slow_client, shutdown, unavailable)',
+  labelNames: ['reason'] as const,
+})

@@ -8,6 +8,10 @@ const DT = "DateTime64(3, 'UTC')"
  * so evaluating the same changes again stores the same rows. A firing keeps its evidence
  * (the swaps' keys, to find it when one is retracted, and the swaps as JSON); a retraction is
  * a newer version of the firing with status 'retracted'.
+ *
+ * Each firing version keeps the block number of the insert that wrote it (`_block_number`,
+ * in commit order on one server: docs/decisions/0013): GET /stream/alerts's positions. A
+ * merge keeps the numbers of the versions it keeps.
  */
 export function alertsSchemaDdl(t: Tables): string[] {
   return [
@@ -41,6 +45,7 @@ export function alertsSchemaDdl(t: Tables): string[] {
       retracted_at Nullable(${DT}),
       updated_at ${DT}
     ) ENGINE = ReplacingMergeTree(updated_at)
-    ORDER BY id`,
+    ORDER BY id
+    SETTINGS enable_block_number_column = 1, add_minmax_index_for_block_number_column = 1`,
   ]
 }
