@@ -2,7 +2,7 @@ import type { ClickHouseClient } from '../shared/storage/clickhouse.js'
 import type { SwapTransaction, TokenRef } from '../shared/records/domain.js'
 import { toDecimalAmount } from '../shared/records/amounts.js'
 import { queryRows } from '../shared/storage/query-rows.js'
-import { SWAP_READ_LIST } from '../shared/storage/schema/swaps-schema.js'
+import { SWAP_READ_LIST, type SwapReadRow as SwapRow } from '../shared/storage/schema/swaps-schema.js'
 import { MAX_TIMESTAMP_MS } from '../shared/records/records.js'
 import type { Tables } from '../shared/storage/tables.js'
 import type { Page } from './pagination.js'
@@ -67,20 +67,6 @@ export interface SwapPage {
 
 export interface TokenRefs {
   ref(contractAddress: string): TokenRef
-}
-
-interface SwapRow {
-  hash: string
-  chain_id: number
-  block_number: string
-  timestamp_ms: string
-  wallet_address: string
-  token_sold_address: string
-  token_sold_amount: string
-  token_bought_address: string
-  token_bought_amount: string
-  value_usd: number | null
-  dex: string | null
 }
 
 type Params = Record<string, unknown>

@@ -3,23 +3,11 @@ import { dateTime64Param } from '../platform/datetime-param.js'
 import type { ClickHouseClient } from '../storage/clickhouse.js'
 import { listSet } from '../storage/list-param.js'
 import { queryRows } from '../storage/query-rows.js'
-import { SWAP_READ_LIST } from '../storage/schema/swaps-schema.js'
+import { SWAP_READ_LIST, type SwapReadRow } from '../storage/schema/swaps-schema.js'
 import type { Tables } from '../storage/tables.js'
 
-/** A stored swap as the alerts read it (and show it as evidence): wide integers as strings, time in ms. */
-export interface AlertSwap {
-  chain_id: number
-  hash: string
-  block_number: string
-  timestamp_ms: string
-  wallet_address: string
-  token_sold_address: string
-  token_sold_amount: string
-  token_bought_address: string
-  token_bought_amount: string
-  value_usd: number | null
-  dex: string | null
-}
+/** A stored swap as the alerts read it (and show it as evidence). */
+export type AlertSwap = SwapReadRow
 
 /** What identifies a swap to the alerts: a firing depends on these keys. */
 export function swapKey(swap: Pick<AlertSwap, 'chain_id' | 'hash'>): string {

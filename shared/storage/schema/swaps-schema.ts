@@ -78,6 +78,21 @@ export const SWAP_READ_LIST = SWAP_COLUMNS.filter((c) => c.name !== 'ingested_at
   )
   .join(', ')
 
+/** A swap as SWAP_READ_LIST reads it (the client may give UInt32 and Float64 columns as numbers or strings). */
+export interface SwapReadRow {
+  chain_id: number
+  hash: string
+  block_number: string
+  timestamp_ms: string
+  wallet_address: string
+  token_sold_address: string
+  token_sold_amount: string
+  token_bought_address: string
+  token_bought_amount: string
+  value_usd: number | null
+  dex: string | null
+}
+
 const IS_DELETED: Column = { name: 'is_deleted', type: 'UInt8 DEFAULT 0' }
 /** The identity of a stored swap version: its time, then its transaction. */
 export const SWAP_KEY = ['timestamp', 'hash', 'chain_id'] as const
