@@ -11,6 +11,8 @@
  * (JSON envelope only, no 5xx), and bad records of every kind mixed with valid ones (every
  * bad one dead-lettered with a reason, every valid one stored). Prints its figures and
  * exits 1 if any check failed. FAULT_SWAPS, FAULT_FUZZ, FAULT_BAD, FAULT_KILLS scale it.
+ * Then the alerts' webhook deliveries with their receiver down for 60 s and the service
+ * killed mid-delivery (alert-delivery-faults.ts). FAULT_ONLY=alerts runs that phase alone.
  */
 import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -26,6 +28,7 @@ import { fuzzHttp } from './http-fuzz.js'
 import { PersistentRedis } from './persistent-redis.js'
 import { ServiceProcess } from './service-process.js'
 import { checkBadRecords, checkSwapStore } from './store-checks.js'
+import { runAlertDeliveryFaults } from './alert-delivery-faults.js'
 import { writeSwapDataset } from './swap-dataset.js'
 
 const SWAPS = Number(process.env.FAULT_SWAPS ?? 1_000_000)
@@ -33,6 +36,8 @@ const FUZZ = Number(process.env.FAULT_FUZZ ?? 10_000)
 const BAD = Number(process.env.FAULT_BAD ?? 10_000)
 const KILLS = Number(process.env.FAULT_KILLS ?? 20)
 const SEED = Number(process.env.FAULT_SEED ?? Date.now() % 1_000_000)
+const ONLY = process.env.FAULT_ONLY
+if (ONLY !== undefined && ONLY !== 'alerts') throw new Error(`FAULT_ONLY must be alerts (got "${ONLY}")`)
 const BATCH = 5_000
 
 const startedAt = Date.now()
@@ -70,12 +75,14 @@ const env: Record<string, string> = {
   SHUTDOWN_TIMEOUT_MS: '60000',
 }
 const service = new ServiceProcess(env)
+/** The services a phase started of its own. */
+const phaseServices: ServiceProcess[] = []
 // Interrupted (Ctrl-C, a CI timeout): take the children down with the suite.
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
     log(`${signal}: stopping the service, the backfills and Redis`)
     for (const child of runningBackfills) child.kill('SIGKILL')
-    void Promise.all([service.kill(), redis.kill()]).finally(() => {
+    void Promise.all([service.kill(), ...phaseServices.map((s) => s.kill()), redis.kill()]).finally(() => {
       rmSync(work, { recursive: true, force: true })
       process.exit(130)
     })
@@ -86,7 +93,12 @@ const figures: Array<[string, string]> = []
 async function main(): Promise<void> {
   log(`seed ${SEED}, work directory ${work}, redis ${redis.url}, api port ${apiPort}`)
   await redis.start()
+  if (ONLY === undefined) await swapPhases()
+  // 7. Webhook deliveries: the receiver down, the service killed mid-delivery.
+  await runAlertDeliveryFaults({ redisUrl: redis.url, dir: join(work, 'alerts'), log, check, figures, services: phaseServices })
+}
 
+async function swapPhases(): Promise<void> {
   // 1. The file.
   let t = Date.now()
   const dataset = await writeSwapDataset(join(work, 'swaps.ndjson'), {
