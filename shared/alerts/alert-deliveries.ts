@@ -61,8 +61,6 @@ export async function enqueueDelivery(
   const redis = await queueRedis(queue)
   const id = deliveryId(delivery.rule_id, delivery.firing_id, delivery.webhook_id, delivery.event)
   const sequence = await redis.incr(`${queue.qualifiedName}:order-sequence`)
-  // NX: a job enqueued again keeps its place.
-  await redis.zadd(orderKey(queue, delivery.webhook_id), 'NX', sequence, id)
   await queue.add(delivery.event, { ...delivery, sequence }, {
     jobId: id,
     attempts: retries.attempts,
@@ -70,6 +68,9 @@ export async function enqueueDelivery(
     removeOnComplete: { age: 7 * 24 * 3600, count: 10_000 },
     removeOnFail: false,
   })
+  // After the job exists: an entry whose job cannot be found is taken for done (headsItsWebhook).
+  // A job sent before this line had nothing ahead of it; NX: a job enqueued again keeps its place.
+  await redis.zadd(orderKey(queue, delivery.webhook_id), 'NX', sequence, id)
   return id
 }
 
