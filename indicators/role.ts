@@ -43,8 +43,7 @@ export async function startIndicatorsRole(runtime: Runtime, options: { clock?: (
     intervalMs: config.indicators.candleRefreshMs,
     clock,
   })
-  // Its own consumer of the feed, on the candle refresh's interval.
-  const tokenFlows = startTokenFlowsRefresher({ clickhouse: runtime.clickhouse, tables: runtime.tables, logger, intervalMs: config.indicators.candleRefreshMs })
+  const tokenFlows = startTokenFlowsRefresher({ clickhouse: runtime.clickhouse, tables: runtime.tables, logger, intervalMs: config.indicators.tokenFlowsRefreshMs })
   const walletStats = startWalletStatsRefresher({
     clickhouse: runtime.clickhouse,
     tables: runtime.tables,

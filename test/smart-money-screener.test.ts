@@ -374,7 +374,7 @@ describe('the smart-money screener', () => {
 
   /** The stored flows as reads see them (FINAL), without the version. */
   const storedFlows = () =>
-    queryRows(
+    queryRows<{ token: string; wallet_address: string } & Record<string, unknown>>(
       rt.clickhouse,
       `SELECT token, hour, wallet_address, swaps, swaps_without_usd, buys, sells, toString(bought_raw) AS bought_raw, toString(sold_raw) AS sold_raw, bought_usd, sold_usd
        FROM ${rt.tables.tokenWalletHourFlows} FINAL ORDER BY token, hour, wallet_address`,
@@ -416,6 +416,29 @@ describe('the smart-money screener', () => {
     expect((await refreshTokenFlows(rt.clickhouse, rt.tables)).rebuilt).toBe(true)
     expect(await storedFlows()).toEqual(kept)
     expect((await refreshTokenFlows(rt.clickhouse, rt.tables)).rebuilt).toBe(false)
+  })
+
+  it('reading on from the feed stores what a rebuild stores, through moves and same-time variants of a new wallet or token', async () => {
+    const [tokE, tokF] = ['e', 'f'].map((n) => addressFor(`screener-token-${n}`)) as [string, string]
+    await refreshTokenFlows(rt.clickhouse, rt.tables)
+    const x1 = trade(alice, 'buy', tokE, 7, 5 * HOUR_MS)
+    const x2 = trade(bob, 'sell', tokE, 8, 5 * HOUR_MS)
+    const x3 = trade(carol, 'buy', tokE, 9, 5 * HOUR_MS)
+    await insertSwaps(rt, [x1, x2, x3])
+    expect((await refreshTokenFlows(rt.clickhouse, rt.tables)).rebuilt).toBe(false)
+    const later = { ingested_at: NOW + 2_000 }
+    await insertSwaps(rt, [
+      { ...x1, ...later, wallet_address: frank },
+      { ...trade(bob, 'sell', tokF, 8, 5 * HOUR_MS), hash: x2.hash, timestamp: x2.timestamp, ...later },
+      { ...x3, ...later, timestamp: x3.timestamp - 3 * HOUR_MS },
+    ])
+    expect((await refreshTokenFlows(rt.clickhouse, rt.tables)).rebuilt).toBe(false)
+    const readOn = await storedFlows()
+    const tokenE = readOn.filter((r) => r.token === tokE)
+    expect(tokenE.map((r) => r.wallet_address).sort()).toEqual([carol, frank].sort())
+    await rt.clickhouse.command({ query: `TRUNCATE TABLE ${rt.tables.changePositions}` })
+    expect((await refreshTokenFlows(rt.clickhouse, rt.tables)).rebuilt).toBe(true)
+    expect(await storedFlows()).toEqual(readOn)
   })
 
   it('of two refreshes at once, the rows that win cover every swap of the position recorded', async () => {

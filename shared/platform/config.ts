@@ -86,6 +86,7 @@ export const envSchema = z.object({
   TA_NEGATIVE_CACHE_MS: z.coerce.number().int().min(0).default(30_000).describe("How long an API process remembers that a token's on-demand computation found no candles (0: not at all)"),
   INDICATORS_SCHEDULE_DELAY_MS: z.coerce.number().int().min(0).default(60_000).describe('Delay after each UTC 4-hour boundary before the scheduled `advance` runs'),
   CANDLE_REFRESH_MS: z.coerce.number().int().min(0).default(1_000).describe('How often the indicators role takes in the candle buckets ingestion marked and queues the recomputes they call for (0: only when read)'),
+  TOKEN_FLOWS_REFRESH_MS: z.coerce.number().int().min(0).default(60_000).describe('How often the indicators role brings the stored token flows (the screener, GET /tokens/:address/flows) up to the change feed; a read brings them up itself first (0: only when read)'),
   TOKEN_DIRECTORY_REFRESH_MS: z.coerce.number().int().min(100).default(5_000).describe("The API's in-memory token metadata reloads every token this often, a backstop to the change events"),
 
   TRACKED_WALLETS_FILE: z.string().min(1).optional().describe('A file of tracked wallets: one address a line, optionally a name after it, `#` comments; re-read when it changes'),
@@ -172,6 +173,7 @@ export interface Config {
     negativeCacheMs: number
     scheduleDelayMs: number
     candleRefreshMs: number
+    tokenFlowsRefreshMs: number
     alertDeliveryStalledMs: number
   }
   tokenDirectory: { refreshMs: number }
@@ -287,6 +289,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       negativeCacheMs: e.TA_NEGATIVE_CACHE_MS,
       scheduleDelayMs: e.INDICATORS_SCHEDULE_DELAY_MS,
       candleRefreshMs: e.CANDLE_REFRESH_MS,
+      tokenFlowsRefreshMs: e.TOKEN_FLOWS_REFRESH_MS,
       alertDeliveryStalledMs: e.ALERT_DELIVERY_STALLED_MS,
     },
     tokenDirectory: { refreshMs: e.TOKEN_DIRECTORY_REFRESH_MS },
