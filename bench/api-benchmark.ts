@@ -31,7 +31,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import type { Server, ServerResponse } from 'node:http'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { startApiServer, type ApiServer } from '../api/api-server.js'
 import { FeedWatch } from '../api/feed-watch.js'
 import { HoldingsRepository } from '../api/holdings-repository.js'
@@ -720,4 +720,5 @@ try {
   redis.disconnect()
   await clickhouse.close()
   if (keptDir === undefined) rmSync(dataDir, { recursive: true, force: true })
+  rmSync(dirname(trackedFile), { recursive: true, force: true })
 }
