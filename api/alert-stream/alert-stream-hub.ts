@@ -6,11 +6,10 @@ import { alertStreamClients, alertStreamsEnded } from '../../shared/platform/met
 import { DAY_MS } from '../../shared/platform/time-units.js'
 import { sseFrame } from '../sse/sse-writer.js'
 import { StreamClients, type StreamClient } from '../sse/stream-clients.js'
+import { StreamPoller } from '../sse/stream-poller.js'
 import { formatAlertEventId, isAfter, positionBefore, restartPoint } from './alert-event-id.js'
 import { alertEvent, matches, type AlertStreamFilter } from './alert-events.js'
 
-/** How often the firings' position is looked at while clients are connected. */
-const POLL_MS = 100
 /** Firing versions read at a time. */
 const CHUNK_ROWS = 500
 /** What a client waits before reconnecting (the SSE `retry` field). */
@@ -47,7 +46,7 @@ interface Client extends StreamClient {
 /**
  * GET /stream/alerts for one API process: one poller however many clients. While clients
  * are connected it looks at the firings' position (the highest block number of the
- * alert_firings table) every POLL_MS, reads the firing versions written since its last
+ * alert_firings table) every POLL_MS (stream-poller.ts), reads the firing versions written since its last
  * look, serializes each once, and writes it to every client whose filter it passes. On the
  * embedded store, while no write has ended in this process since its last look, it does
  * not look (nothing can have been written). `position` is where every live client has been
@@ -60,12 +59,18 @@ export class AlertStreamHub {
   /** Embedded: the writes ended when the last look started. */
   private lookedAtWrites: number | null = null
   private starting: Promise<void> | null = null
-  private timer: NodeJS.Timeout | null = null
+  private readonly poller: StreamPoller
   private closed = false
-  private failing = false
 
   constructor(private readonly deps: AlertStreamDeps) {
     this.clients = new StreamClients({ heartbeatMs: deps.heartbeatMs, maxPendingBytes: deps.maxPendingBytes, meters: { clients: alertStreamClients, ended: alertStreamsEnded } })
+    this.poller = new StreamPoller({
+      read: () => this.readOn(),
+      wanted: () => this.clients.size > 0 && !this.closed,
+      onStop: () => this.stop(),
+      logger: deps.logger,
+      messages: { failing: 'alert stream: the alert firings cannot be read; retrying', recovered: 'alert stream: the alert firings are read again' },
+    })
   }
 
   /**
@@ -137,36 +142,14 @@ export class AlertStreamHub {
     const writes = this.deps.writesEnded()
     this.position = restartPoint(await this.deps.firings.position())
     this.lookedAtWrites = writes
-    this.schedule()
+    this.poller.start()
     this.clients.startHeartbeats()
   }
 
   private stop(): void {
-    if (this.timer !== null) clearTimeout(this.timer)
+    this.poller.stop()
     this.clients.stopHeartbeats()
-    this.timer = null
     this.position = null
-  }
-
-  private schedule(): void {
-    this.timer = setTimeout(() => void this.poll(), POLL_MS)
-  }
-
-  private async poll(): Promise<void> {
-    if (this.clients.size === 0 || this.closed) {
-      this.stop()
-      return
-    }
-    try {
-      await this.readOn()
-      if (this.failing) this.deps.logger.info('alert stream: the alert firings are read again')
-      this.failing = false
-    } catch (err) {
-      if (!this.failing) this.deps.logger.warn('alert stream: the alert firings cannot be read; retrying', { error: err instanceof Error ? err.message : String(err) })
-      this.failing = true
-    }
-    if (this.clients.size === 0 || this.closed) this.stop()
-    else this.schedule()
   }
 
   /** Sends every live client the firing versions written up to the firings' position now. */

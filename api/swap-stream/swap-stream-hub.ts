@@ -13,11 +13,10 @@ import type { TokenDirectory } from '../token-directory.js'
 import { formatEventId, isAfter, positionBefore, restartPoint, type EventId } from './event-id.js'
 import { sseFrame } from '../sse/sse-writer.js'
 import { StreamClients, type StreamClient } from '../sse/stream-clients.js'
+import { StreamPoller } from '../sse/stream-poller.js'
 import { matches, type FilterContext, type StreamFilter } from './stream-filter.js'
 import { eventsOf, readSwapChanges, type StreamEvent, type SwapChange } from './swap-events.js'
 
-/** How often the feed is looked at while clients are connected. */
-const POLL_MS = 100
 /** Change rows read at a time (whole blocks: one block larger than this is read whole). */
 const CHUNK_ROWS = 20_000
 /** How often a live read also reads the feed's position, to see a restarted counter. */
@@ -60,7 +59,7 @@ interface Client extends StreamClient {
 
 /**
  * GET /stream/swaps for one API process: one poller however many clients. While clients are
- * connected it reads the swap changes after its position every POLL_MS (readOn), turns them
+ * connected it reads the swap changes after its position every POLL_MS (stream-poller.ts, readOn), turns them
  * into events (swap-events.ts), serializes each once, and writes each client the run's
  * frames its filter passes in one write. `position` is what every live client has been sent up to; a resuming client reads
  * from its Last-Event-ID up to the position at which it joined, then goes live.
@@ -75,7 +74,7 @@ export class SwapStreamHub {
   private position: number | null = null
   private reading: FeedReading | null = null
   private starting: Promise<void> | null = null
-  private timer: NodeJS.Timeout | null = null
+  private readonly poller: StreamPoller
   private nextFeedCheck = 0
   /** Embedded: the writes ended when the last live read started (embeddedWritesEnded). */
   private writesAtLastRead: number | null = null
@@ -83,10 +82,16 @@ export class SwapStreamHub {
   private readonly byWallet = new Map<string, Set<Client>>()
   private readonly unfiltered = new Set<Client>()
   private closed = false
-  private failing = false
 
   constructor(private readonly deps: SwapStreamDeps) {
     this.clients = new StreamClients({ heartbeatMs: deps.heartbeatMs, maxPendingBytes: deps.maxPendingBytes, meters: { clients: swapStreamClients, ended: swapStreamsEnded } })
+    this.poller = new StreamPoller({
+      read: () => this.readOn(),
+      wanted: () => this.clients.size > 0 && !this.closed,
+      onStop: () => this.stop(),
+      logger: deps.logger,
+      messages: { failing: 'swap stream: the change feed cannot be read; retrying', recovered: 'swap stream: the change feed is read again' },
+    })
   }
 
   /**
@@ -154,14 +159,13 @@ export class SwapStreamHub {
     this.position = reading.position
     this.nextFeedCheck = Date.now() + FEED_CHECK_MS
     this.writesAtLastRead = null
-    this.schedule()
+    this.poller.start()
     this.clients.startHeartbeats()
   }
 
   private stop(): void {
-    if (this.timer !== null) clearTimeout(this.timer)
+    this.poller.stop()
     this.clients.stopHeartbeats()
-    this.timer = null
     this.position = this.reading = null
   }
 
@@ -178,27 +182,6 @@ export class SwapStreamHub {
     let set = this.byWallet.get(wallet)
     if (set === undefined) this.byWallet.set(wallet, (set = new Set()))
     return set
-  }
-
-  private schedule(): void {
-    this.timer = setTimeout(() => void this.poll(), POLL_MS)
-  }
-
-  private async poll(): Promise<void> {
-    if (this.clients.size === 0 || this.closed) {
-      this.stop()
-      return
-    }
-    try {
-      await this.readOn()
-      if (this.failing) this.deps.logger.info('swap stream: the change feed is read again')
-      this.failing = false
-    } catch (err) {
-      if (!this.failing) this.deps.logger.warn('swap stream: the change feed cannot be read; retrying', { error: err instanceof Error ? err.message : String(err) })
-      this.failing = true
-    }
-    if (this.clients.size === 0 || this.closed) this.stop()
-    else this.schedule()
   }
 
   /**
