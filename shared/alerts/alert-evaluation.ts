@@ -1,6 +1,5 @@
-import { changesSince, feedPosition, recordedPosition, recordPosition } from '../changes/change-feed.js'
+import { changesSince, feedPosition, positionToReadOn, recordPosition } from '../changes/change-feed.js'
 import type { ClickHouseClient } from '../storage/clickhouse.js'
-import { queryRows } from '../storage/query-rows.js'
 import type { Tables } from '../storage/tables.js'
 import type { AlertEvent } from './alert-deliveries.js'
 import { webhookBody, type AlertFiring } from './alert-firing.js'
@@ -54,9 +53,9 @@ export interface AlertEvaluationResult {
 export async function evaluateAlerts(deps: AlertEvaluationDeps): Promise<AlertEvaluationResult> {
   const clock = deps.clock ?? Date.now
   const { clickhouse, tables } = deps
-  const recorded = await recordedPosition(clickhouse, tables, ALERTS_CONSUMER)
+  const recorded = await positionToReadOn(clickhouse, tables, ALERTS_CONSUMER)
   // Never recorded, or longer ago than the feed keeps: alerts are about what happens from now on.
-  if (recorded === null || (recorded === 0 && !(await everRecorded(clickhouse, tables)))) {
+  if (recorded === null) {
     const head = await feedPosition(clickhouse, tables)
     await recordPosition(clickhouse, tables, ALERTS_CONSUMER, head)
     return { fired: [], retracted: [], position: head }
@@ -144,15 +143,6 @@ async function deliverAll(deps: AlertEvaluationDeps, event: AlertEvent, firing: 
   for (const webhook of rule.webhooks) {
     await deps.deliver({ event, rule_id: rule.id, firing_id: firing.id, webhook_id: webhook.id, url: webhook.url, body })
   }
-}
-
-async function everRecorded(clickhouse: ClickHouseClient, tables: Tables): Promise<boolean> {
-  const rows = await queryRows<{ n: string }>(
-    clickhouse,
-    `SELECT toString(count()) AS n FROM ${tables.changePositions} WHERE consumer = {consumer:String}`,
-    { consumer: ALERTS_CONSUMER },
-  )
-  return Number(rows[0]?.n ?? 0) > 0
 }
 
 function firstTime(c: FiringCandidate): number {

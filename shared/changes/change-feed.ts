@@ -68,15 +68,36 @@ export async function changesSince(clickhouse: ClickHouseClient, t: Tables, from
  * longer ago than the feed keeps changes (some may be gone: the consumer starts afresh).
  */
 export async function recordedPosition(clickhouse: ClickHouseClient, t: Tables, consumer: string): Promise<number | null> {
-  const [row] = await queryRows<{ position: string; recorded_ms: string }>(
+  const recorded = await recordedRow(clickhouse, t, consumer)
+  return recorded === undefined ? 0 : keptPosition(recorded)
+}
+
+/**
+ * Where `consumer` reads on from, or null when it has nothing to read on from: it never
+ * recorded a position, or did longer ago than the feed keeps changes. For a consumer that
+ * starts afresh either way.
+ */
+export async function positionToReadOn(clickhouse: ClickHouseClient, t: Tables, consumer: string): Promise<number | null> {
+  const recorded = await recordedRow(clickhouse, t, consumer)
+  return recorded === undefined ? null : keptPosition(recorded)
+}
+
+interface RecordedRow {
+  position: string
+  recorded_ms: string
+}
+
+async function recordedRow(clickhouse: ClickHouseClient, t: Tables, consumer: string): Promise<RecordedRow | undefined> {
+  const [row] = await queryRows<RecordedRow>(
     clickhouse,
     `SELECT toString(position) AS position, toString(toUnixTimestamp64Milli(recorded_at)) AS recorded_ms
      FROM ${t.changePositions} FINAL WHERE consumer = {consumer:String}`,
     { consumer },
   )
-  if (row === undefined) return 0
-  return Number(row.recorded_ms) < Date.now() - CHANGES_READABLE_MS ? null : Number(row.position)
+  return row
 }
+
+const keptPosition = (row: RecordedRow): number | null => (Number(row.recorded_ms) < Date.now() - CHANGES_READABLE_MS ? null : Number(row.position))
 
 export async function recordPosition(clickhouse: ClickHouseClient, t: Tables, consumer: string, position: number): Promise<void> {
   await clickhouse.command({

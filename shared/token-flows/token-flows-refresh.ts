@@ -1,4 +1,4 @@
-import { changeRangeParams, changesSince, IN_CHANGE_RANGE, recordedPosition, recordPosition } from '../changes/change-feed.js'
+import { changeRangeParams, changesSince, IN_CHANGE_RANGE, positionToReadOn, recordPosition } from '../changes/change-feed.js'
 import { HOUR_MS } from '../platform/time-units.js'
 import type { ClickHouseClient } from '../storage/clickhouse.js'
 import { queryRows } from '../storage/query-rows.js'
@@ -54,8 +54,8 @@ const everyChunk = (t: Tables) =>
  * so the later read wins).
  */
 export async function refreshTokenFlows(clickhouse: ClickHouseClient, tables: Tables): Promise<TokenFlowsRefreshResult> {
-  const recorded = await recordedPosition(clickhouse, tables, CONSUMER)
-  const rebuilt = recorded === null || (recorded === 0 && !(await hasRecorded(clickhouse, tables)))
+  const recorded = await positionToReadOn(clickhouse, tables, CONSUMER)
+  const rebuilt = recorded === null
   const range = await changesSince(clickhouse, tables, recorded ?? 0)
   // Stamped after the position is taken, not before: of two refreshes at once, the one whose
   // rows win then read to the higher position, so a swap only the other one saw is after
@@ -73,13 +73,6 @@ export async function refreshTokenFlows(clickhouse: ClickHouseClient, tables: Ta
   }
   if (range.to !== recorded) await recordPosition(clickhouse, tables, CONSUMER, range.to)
   return { position: range.to, rebuilt }
-}
-
-async function hasRecorded(clickhouse: ClickHouseClient, tables: Tables): Promise<boolean> {
-  const [row] = await queryRows<{ n: string }>(clickhouse, `SELECT count() AS n FROM ${tables.changePositions} WHERE consumer = {consumer:String}`, {
-    consumer: CONSUMER,
-  })
-  return Number(row?.n ?? 0) > 0
 }
 
 async function chunksOf(clickhouse: ClickHouseClient, chunks: string, params: ReturnType<typeof changeRangeParams>): Promise<number[]> {
