@@ -209,7 +209,6 @@ export class SwapStreamHub {
     }
     const writes = embeddedWritesEnded(this.deps.clickhouse)
     if (writes !== null && writes === this.writesAtLastRead) return
-    this.writesAtLastRead = writes
     const context = await this.context()
     await this.eachBatch({ from: this.position!, to: null }, async (events, upTo) => {
       await this.clients.closeSlow()
@@ -217,6 +216,8 @@ export class SwapStreamHub {
       for (const client of this.clients) if (client.after !== null && client.after.block <= upTo) client.after = null
       this.position = upTo
     })
+    // Only once read: a failed read is tried again at the next poll, written to since or not.
+    this.writesAtLastRead = writes
   }
 
   /** Each client's frames of a run of events, written at once: one write per client and run. */
